@@ -1,0 +1,3 @@
+from ink_tui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""The agent core: messages, events, abort, tool scheduling and the loop (no UI imports)."""

@@ -1,0 +1,161 @@
+"""Run events: everything a front end sees, one dataclass each.
+
+`run_id` and `seq` are stamped on the way out (the controller sets the run id, the bus
+the sequence number), so code that makes an event never has to know either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Literal
+
+from ink_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, Usage, UserKind
+from ink_tui.core.tool_api import ToolResult
+
+RunStopReason = Literal["completed", "aborted", "max_iterations"]
+RunKind = Literal["agent", "shell"]
+
+
+@dataclass(slots=True, kw_only=True)
+class Event:
+    type: ClassVar[str] = "event"
+    run_id: str | None = None
+    seq: int = 0
+
+
+@dataclass(slots=True, kw_only=True)
+class RunStart(Event):
+    type: ClassVar[str] = "run_start"
+    kind: RunKind = "agent"
+    prompt: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
+class RunEnd(Event):
+    type: ClassVar[str] = "run_end"
+    # None when the run failed; `error` then says why.
+    stop_reason: RunStopReason | None
+    error: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    turns: int = 0
+    duration_s: float = 0.0
+
+
+@dataclass(slots=True, kw_only=True)
+class TurnStart(Event):
+    type: ClassVar[str] = "turn_start"
+    turn: int
+
+
+@dataclass(slots=True, kw_only=True)
+class TurnEnd(Event):
+    type: ClassVar[str] = "turn_end"
+    turn: int
+
+
+@dataclass(slots=True, kw_only=True)
+class UserMessageEvent(Event):
+    """A user message entered the history (the prompt, or a steer / follow-up injection)."""
+
+    type: ClassVar[str] = "user_message"
+    text: str
+    kind: UserKind
+
+
+@dataclass(slots=True, kw_only=True)
+class TextDelta(Event):
+    type: ClassVar[str] = "text_delta"
+    text: str
+
+
+@dataclass(slots=True, kw_only=True)
+class ThinkingDelta(Event):
+    type: ClassVar[str] = "thinking_delta"
+    text: str
+
+
+@dataclass(slots=True, kw_only=True)
+class MessageEnd(Event):
+    type: ClassVar[str] = "message_end"
+    message: AssistantMessage
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolStart(Event):
+    type: ClassVar[str] = "tool_start"
+    call: ToolCall
+    # True when the call is part of a concurrent group: it waits for a slot and gets
+    # tool_running / tool_settled; a lone call runs as soon as it is validated.
+    concurrent: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolRunning(Event):
+    type: ClassVar[str] = "tool_running"
+    call_id: str
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolSettled(Event):
+    type: ClassVar[str] = "tool_settled"
+    call_id: str
+    result: ToolResult
+    duration_s: float
+
+
+@dataclass(slots=True, kw_only=True)
+class ToolEnd(Event):
+    type: ClassVar[str] = "tool_end"
+    call: ToolCall
+    result: ToolResult
+    # Time from execution start (the slot, not the wait) to the result; 0 if never run.
+    duration_s: float
+    # Exactly what entered the history.
+    message: ToolResultMessage
+
+
+@dataclass(slots=True, kw_only=True)
+class QueueEntryView:
+    id: int
+    text: str
+    mode: Literal["steer", "follow_up"]
+    shell: bool
+
+
+@dataclass(slots=True, kw_only=True)
+class QueueUpdate(Event):
+    type: ClassVar[str] = "queue_update"
+    entries: list[QueueEntryView]
+
+
+RunState = Literal["idle", "running", "exited"]
+
+
+@dataclass(slots=True, kw_only=True)
+class StateChange(Event):
+    type: ClassVar[str] = "state"
+    state: RunState
+    interrupts: int = 0
+    exit_code: int | None = None
+
+
+NoticeLevel = Literal["info", "warning", "error"]
+
+
+@dataclass(slots=True, kw_only=True)
+class Notice(Event):
+    type: ClassVar[str] = "notice"
+    text: str
+    level: NoticeLevel = "info"
+    # A machine-readable tag for front ends: "retry", "restored", "error", "hint", ...
+    kind: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True, kw_only=True)
+class InputRestored(Event):
+    """Queued input was taken out and must go back into the editor, above any draft."""
+
+    type: ClassVar[str] = "input_restored"
+    text: str
+    count: int

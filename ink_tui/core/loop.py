@@ -1,0 +1,227 @@
+"""The agent loop: one run, which may make many model calls.
+
+Where queued input enters (the run-control contract, "Where the loop takes queued input"):
+
+1. Top of every iteration: return `aborted` if the signal fired. Then take steering
+   input, unless the skip flag is set (clear it, take none), and call the model.
+2. A reply with tool calls: run them, append the results, return `max_iterations` when
+   the limit is reached, else loop.
+3. A reply without tool calls (the model would stop): take steering input; if any,
+   append it, set the skip flag, loop. Else take follow-up input the same way. Else
+   return `completed`.
+
+The skip flag keeps input just taken at step 3 from being followed at once by a second
+batch at step 1, which in `one-at-a-time` mode would send two entries in one request.
+
+The loop owns no queue: `take_steering` / `take_follow_up` are handed in by the run
+controller, which applies the steer and follow-up modes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ink_tui.core.abort import AbortError, AbortSignal
+from ink_tui.core.events import (
+    Event,
+    MessageEnd,
+    Notice,
+    RunStopReason,
+    TextDelta,
+    ThinkingDelta,
+    TurnEnd,
+    TurnStart,
+    UserMessageEvent,
+)
+from ink_tui.core.messages import (
+    AssistantMessage,
+    Message,
+    StopReason,
+    Usage,
+    UserKind,
+    UserMessage,
+)
+from ink_tui.core.provider_api import (
+    ModelRequest,
+    Provider,
+    ReplyDone,
+    RetryScheduled,
+    TextChunk,
+    ThinkingChunk,
+)
+from ink_tui.core.scheduler import ToolScheduler
+from ink_tui.core.tool_api import Tool, ToolContext, spec_of
+
+TakeInput = Callable[[], list[str]]
+
+CUT_OFF_CALL = (
+    "Not run: your reply was cut off by the output token limit before it was complete, so "
+    "this call's arguments may be incomplete. Issue the call again in a smaller form (for "
+    "example, write a large file in several edits)."
+)
+
+
+@dataclass(slots=True)
+class LoopConfig:
+    max_iterations: int = 100
+    # How long a tool may take to return after an abort before it is abandoned.
+    abort_grace_s: float = 10.0
+    max_output_tokens: int | None = None
+
+
+@dataclass(slots=True)
+class LoopResult:
+    stop_reason: RunStopReason
+    turns: int = 0
+    usage: Usage = field(default_factory=Usage)
+
+
+@dataclass
+class AgentLoop:
+    provider: Provider
+    tools: Sequence[Tool]
+    system_prompt: str
+    history: list[Message]
+    ctx: ToolContext
+    emit: Callable[[Event], None]
+    take_steering: TakeInput
+    take_follow_up: TakeInput
+    config: LoopConfig = field(default_factory=LoopConfig)
+
+    @property
+    def signal(self) -> AbortSignal:
+        return self.ctx.signal
+
+    async def run(self, prompt: str) -> LoopResult:
+        result = LoopResult("completed")
+        self._append_user([prompt], "prompt")
+        scheduler = ToolScheduler(self.tools, self.ctx, self.emit, self.config.abort_grace_s)
+        skip_steering = False
+        tool_replies = 0
+        while True:
+            if self.signal.aborted:
+                result.stop_reason = "aborted"
+                return result
+            if skip_steering:
+                skip_steering = False
+            else:
+                self._append_user(self.take_steering(), "steer")
+
+            result.turns += 1
+            self.emit(TurnStart(turn=result.turns))
+            try:
+                reply = await self._stream_reply()
+            except AbortError:
+                self.emit(TurnEnd(turn=result.turns))
+                result.stop_reason = "aborted"
+                return result
+            result.usage.add(reply.usage)
+
+            if reply.tool_calls:
+                if reply.finish_reason == "length":
+                    results = scheduler.refuse(reply.tool_calls, CUT_OFF_CALL)
+                else:
+                    results = await scheduler.run(reply.tool_calls)
+                self.history.extend(results)
+                self.emit(TurnEnd(turn=result.turns))
+                tool_replies += 1
+                if self.signal.aborted:
+                    result.stop_reason = "aborted"
+                    return result
+                if tool_replies >= self.config.max_iterations:
+                    result.stop_reason = "max_iterations"
+                    return result
+                continue
+
+            self.emit(TurnEnd(turn=result.turns))
+            if reply.finish_reason == "length":
+                self.emit(
+                    Notice(
+                        text="The answer was cut off by the model's output token limit.",
+                        level="warning",
+                        kind="cut_off",
+                    )
+                )
+            for take, kind in ((self.take_steering, "steer"), (self.take_follow_up, "follow_up")):
+                texts = take()
+                if texts:
+                    self._append_user(texts, kind)  # type: ignore[arg-type]
+                    skip_steering = True
+                    break
+            else:
+                return result
+
+    def _append_user(self, texts: list[str], kind: UserKind) -> None:
+        for text in texts:
+            self.history.append(UserMessage(content=text, kind=kind))
+            self.emit(UserMessageEvent(text=text, kind=kind))
+
+    async def _stream_reply(self) -> AssistantMessage:
+        """Stream one model reply into the history.
+
+        On abort or failure the text that did arrive is kept as a reply of its own (its
+        tool calls, possibly incomplete, are dropped), so work already shown to the user
+        stays in the history.
+        """
+        request = ModelRequest(
+            system_prompt=self.system_prompt,
+            messages=list(self.history),
+            tools=[spec_of(tool) for tool in self.tools],
+            max_output_tokens=self.config.max_output_tokens,
+        )
+        text: list[str] = []
+        thinking: list[str] = []
+        try:
+            async for chunk in self.provider.stream(request, self.signal):
+                if isinstance(chunk, TextChunk):
+                    text.append(chunk.text)
+                    self.emit(TextDelta(text=chunk.text))
+                elif isinstance(chunk, ThinkingChunk):
+                    thinking.append(chunk.text)
+                    self.emit(ThinkingDelta(text=chunk.text))
+                elif isinstance(chunk, RetryScheduled):
+                    self.emit(_retry_notice(chunk))
+                elif isinstance(chunk, ReplyDone):
+                    self.history.append(chunk.message)
+                    self.emit(MessageEnd(message=chunk.message))
+                    return chunk.message
+        except AbortError:
+            self._keep_partial("".join(text), "".join(thinking), "aborted")
+            raise
+        except Exception:
+            self._keep_partial("".join(text), "".join(thinking), "unknown")
+            raise
+        # A provider that ends without ReplyDone breaks its contract; keep what came.
+        message = AssistantMessage(
+            text="".join(text), thinking="".join(thinking), finish_reason="unknown"
+        )
+        self.history.append(message)
+        self.emit(MessageEnd(message=message))
+        return message
+
+    def _keep_partial(self, text: str, thinking: str, finish: StopReason) -> None:
+        if not text and not thinking:
+            return
+        message = AssistantMessage(
+            text=text, thinking=thinking, finish_reason=finish, model=self.provider.model
+        )
+        self.history.append(message)
+        self.emit(MessageEnd(message=message))
+
+
+def _retry_notice(retry: RetryScheduled) -> Notice:
+    return Notice(
+        text=(
+            f"Request failed ({retry.reason}); retrying in {retry.delay:.1f} s "
+            f"(attempt {retry.attempt + 1} of {retry.max_attempts})."
+        ),
+        level="warning",
+        kind="retry",
+        data={
+            "attempt": retry.attempt,
+            "max_attempts": retry.max_attempts,
+            "delay": retry.delay,
+            "reason": retry.reason,
+        },
+    )

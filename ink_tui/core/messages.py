@@ -1,0 +1,74 @@
+"""Conversation messages: what the model sees, in order.
+
+Only what belongs in the model's context lives here. Display-only facts (durations,
+diffs, where full output was saved) travel on events, never in these messages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+UserKind = Literal["prompt", "steer", "follow_up"]
+
+
+@dataclass(slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.reasoning_tokens += other.reasoning_tokens
+        self.cached_tokens += other.cached_tokens
+
+
+@dataclass(slots=True)
+class UserMessage:
+    content: str
+    # How it entered the history: the prompt that started the run, or an injection.
+    kind: UserKind = "prompt"
+    role: Literal["user"] = "user"
+
+
+@dataclass(slots=True)
+class ToolCall:
+    id: str
+    name: str
+    # Parsed arguments. `arguments_error` is set instead when the model sent JSON that
+    # does not parse; `raw_arguments` keeps the text exactly as the model sent it so the
+    # history replays faithfully.
+    arguments: dict[str, Any]
+    raw_arguments: str = ""
+    arguments_error: str | None = None
+
+
+# "aborted": the reply was cut short by an interrupt; only its text so far is kept.
+StopReason = Literal["stop", "tool_calls", "length", "content_filter", "aborted", "unknown"]
+
+
+@dataclass(slots=True)
+class AssistantMessage:
+    text: str = ""
+    thinking: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    # Why the model stopped this reply (normalised from the provider's finish reason).
+    finish_reason: StopReason = "stop"
+    usage: Usage = field(default_factory=Usage)
+    model: str = ""
+    role: Literal["assistant"] = "assistant"
+
+
+@dataclass(slots=True)
+class ToolResultMessage:
+    call_id: str
+    tool_name: str
+    content: str
+    is_error: bool = False
+    role: Literal["tool"] = "tool"
+
+
+Message = UserMessage | AssistantMessage | ToolResultMessage

@@ -1,0 +1,76 @@
+"""What a model provider is, as the loop sees it.
+
+A provider turns a `ModelRequest` into a stream of `StreamEvent`s that ends with exactly
+one `ReplyDone` carrying the assembled `AssistantMessage`. It must stop at once when the
+signal fires (raising `AbortError`), and raise `ProviderError` with the server's own
+words when the request fails for good.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ink_tui.core.abort import AbortSignal
+from ink_tui.core.messages import AssistantMessage, Message
+from ink_tui.core.tool_api import ToolSpec
+
+
+@dataclass(slots=True)
+class ModelRequest:
+    system_prompt: str
+    messages: list[Message]
+    tools: list[ToolSpec] = field(default_factory=list)
+    max_output_tokens: int | None = None
+
+
+@dataclass(slots=True)
+class TextChunk:
+    text: str
+
+
+@dataclass(slots=True)
+class ThinkingChunk:
+    text: str
+
+
+@dataclass(slots=True)
+class RetryScheduled:
+    """The request failed in a way worth retrying; the next attempt starts in `delay` s."""
+
+    attempt: int  # the attempt that failed, counting from 1
+    max_attempts: int
+    delay: float
+    reason: str
+
+
+@dataclass(slots=True)
+class ReplyDone:
+    message: AssistantMessage
+
+
+StreamEvent = TextChunk | ThinkingChunk | RetryScheduled | ReplyDone
+
+
+class ProviderError(Exception):
+    """A model request that failed for good; `str()` is the message for the user."""
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+
+
+class Provider(Protocol):
+    # Shown in the status bar and print mode: e.g. "openai-compatible" or "demo".
+    name: str
+    model: str
+    # True for the built-in offline demo model; every front end labels it as such.
+    is_demo: bool
+
+    def stream(self, request: ModelRequest, signal: AbortSignal) -> AsyncIterator[StreamEvent]:
+        """Stream one reply. Raises `AbortError` on abort, `ProviderError` on failure."""
+        ...
+
+    async def aclose(self) -> None: ...

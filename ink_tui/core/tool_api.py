@@ -1,0 +1,73 @@
+"""What a tool is, as the loop and scheduler see it.
+
+A tool validates nothing itself: the scheduler checks arguments against `parameters`
+(JSON schema) before `execute` runs. A tool reports a problem the model can fix by
+raising `ToolError`; any other exception becomes an error result naming the exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ink_tui.core.abort import AbortSignal
+
+
+class ToolError(Exception):
+    """A failure to report to the model as an error result, worded for it to act on."""
+
+
+@dataclass(slots=True)
+class ToolLimits:
+    """Output caps. `read` keeps the head, `bash` keeps the tail."""
+
+    max_lines: int = 2000
+    max_bytes: int = 50 * 1024
+    # Caps on listing tools (ls, grep, find): entries or matching lines.
+    max_entries: int = 500
+
+
+@dataclass(slots=True)
+class ToolContext:
+    workspace: Path
+    signal: AbortSignal
+    limits: ToolLimits = field(default_factory=ToolLimits)
+
+
+@dataclass(slots=True)
+class ToolResult:
+    # What the model reads.
+    content: str
+    is_error: bool = False
+    # Display-only facts for the UI and print mode (a diff, exit code, the path of the
+    # full output, how much was cut). Never sent to the model.
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def error(cls, message: str, **details: Any) -> ToolResult:
+        return cls(content=message, is_error=True, details=dict(details))
+
+
+class Tool(Protocol):
+    name: str
+    description: str
+    # JSON schema of the arguments object.
+    parameters: dict[str, Any]
+    # True for read-only tools that may run next to each other (read, ls, grep, find).
+    concurrency_safe: bool
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSpec:
+    """What the provider advertises to the model for one tool."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+def spec_of(tool: Tool) -> ToolSpec:
+    return ToolSpec(tool.name, tool.description, tool.parameters)
