@@ -1,0 +1,84 @@
+"""The `find` tool: files whose workspace-relative path matches a glob."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from pathspec import GitIgnoreSpec
+
+from ink_tui.core.tool_api import ToolContext, ToolLimits, ToolResult
+from ink_tui.tools.globs import compile_glob
+from ink_tui.tools.paths import workspace_root
+from ink_tui.tools.walk import walk_files
+
+_DEFAULTS = ToolLimits()
+
+
+class FindTool:
+    name = "find"
+    description = (
+        "Find files by glob, relative to the workspace. A pattern without '/' matches file "
+        "names at any depth (`*.py`, `README*`); a pattern with '/' matches from the "
+        "workspace root (`src/*.ts`, `src/**/test_*.py`, `**/fixtures/*.json`); `**` spans "
+        "directories and naming a directory lists the files under it. Files ignored by "
+        ".gitignore and the .git directory are skipped. Lists paths sorted, at most "
+        f"{_DEFAULTS.max_entries}, with a note of how many more matched."
+    )
+    concurrency_safe = True
+
+    def __init__(self) -> None:
+        # Built per instance: the schema is a mutable dict handed to the scheduler.
+        self.parameters: dict[str, Any] = {
+            "type": "object",
+            "properties": {
+                "pattern": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "Glob such as `**/*.py` or `src/*.ts`.",
+                },
+            },
+            "required": ["pattern"],
+            "additionalProperties": False,
+        }
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        root = workspace_root(ctx.workspace)
+        pattern = _relative_pattern(args["pattern"].strip(), root)
+        spec = compile_glob(pattern)
+        async with ctx.signal.scope():
+            found = await asyncio.to_thread(_find, root, spec, lambda: ctx.signal.aborted)
+        if not found:
+            return ToolResult(f"no files match {pattern!r}", details={"files": 0})
+        found.sort()
+        cap = ctx.limits.max_entries
+        lines = found[:cap]
+        if len(found) > cap:
+            lines.append(
+                f"\n[showing {cap} of {len(found)} files; use a narrower pattern to see the rest]"
+            )
+        details = {"files": len(found), "truncated": len(found) > cap}
+        return ToolResult("\n".join(lines), details=details)
+
+
+def _relative_pattern(pattern: str, root: Path) -> str:
+    # An absolute path inside the workspace is what the model meant relative to it.
+    if os.path.isabs(pattern):
+        with contextlib.suppress(ValueError):
+            pattern = Path(pattern).relative_to(root).as_posix()
+    while pattern.startswith("./"):
+        pattern = pattern[2:]
+    return pattern
+
+
+def _find(root: Path, spec: GitIgnoreSpec, should_stop: Callable[[], bool]) -> list[str]:
+    found: list[str] = []
+    for path in walk_files(root, root, should_stop=should_stop):
+        relative = path.relative_to(root).as_posix()
+        if spec.match_file(relative):
+            found.append(relative)
+    return found
