@@ -1,0 +1,146 @@
+"""The built-in offline demo model: a scripted `Provider` that needs no network.
+
+ink uses it when neither an API key nor a base URL is configured, so a new user sees every
+feature at once: streamed thinking and markdown, two read-only tool calls that run side
+by side, a slow shell command to steer or interrupt, follow-ups and error handling.
+
+What it says is decided by `demo_script.plan_reply`, a pure function of the request's
+messages (so the demo is deterministic and knows the workspace only through tool
+results). This module streams that reply at a human pace and honours the abort signal.
+
+Pacing and abort: the text goes out in pieces of a few characters, each after a sleep that
+keeps the stream at `chars_per_second`, measured from the start of the reply so the
+sleeps do not drift. Every sleep runs inside `signal.scope()`, so an abort raises
+`AbortError` at once. A scope never spans a `yield`: the task it cancels is the
+consumer's, which must only be cancelled while it waits inside this generator.
+`chars_per_second=0` streams without sleeping (for tests).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from ink_tui.core.abort import AbortSignal
+from ink_tui.core.messages import AssistantMessage, Message, ToolCall, Usage
+from ink_tui.core.provider_api import (
+    ModelRequest,
+    ReplyDone,
+    StreamEvent,
+    TextChunk,
+    ThinkingChunk,
+)
+from ink_tui.providers.demo_script import plan_reply
+
+__all__ = ["DemoProvider", "estimate_usage", "split_pieces"]
+
+# Some leading whitespace plus up to six visible characters; or trailing whitespace.
+_PIECE = re.compile(r"\s*\S{1,6}|\s+")
+
+
+def split_pieces(text: str) -> list[str]:
+    """Cut `text` into the small pieces it streams as; they join back to `text`."""
+    return _PIECE.findall(text)
+
+
+def _tokens(chars: int) -> int:
+    return (chars + 3) // 4  # about four characters a token
+
+
+def _message_chars(message: Message) -> int:
+    if isinstance(message, AssistantMessage):
+        calls = sum(len(c.name) + len(c.raw_arguments) for c in message.tool_calls)
+        return len(message.text) + calls
+    return len(message.content)
+
+
+def estimate_usage(request: ModelRequest, reply: AssistantMessage) -> Usage:
+    """Plausible token counts: characters / 4 of what was sent and what was written."""
+    tools = sum(
+        len(t.name) + len(t.description) + len(json.dumps(t.parameters)) for t in request.tools
+    )
+    sent = len(request.system_prompt) + tools + sum(map(_message_chars, request.messages))
+    calls = sum(len(c.name) + len(c.raw_arguments) for c in reply.tool_calls)
+    written = len(reply.text) + len(reply.thinking) + calls
+    return Usage(
+        input_tokens=_tokens(sent),
+        output_tokens=_tokens(written),
+        reasoning_tokens=_tokens(len(reply.thinking)),
+    )
+
+
+class _Pacer:
+    """Sleeps so that `chars` characters take `chars / chars_per_second` from the start."""
+
+    def __init__(self, chars_per_second: float, signal: AbortSignal) -> None:
+        self._rate = chars_per_second
+        self._signal = signal
+        self._start = time.monotonic()
+        self._chars = 0
+
+    async def advance(self, chars: int) -> None:
+        self._signal.raise_if_aborted()
+        if self._rate <= 0:
+            return
+        self._chars += chars
+        delay = self._start + self._chars / self._rate - time.monotonic()
+        if delay > 0:
+            async with self._signal.scope():
+                await asyncio.sleep(delay)
+
+
+class DemoProvider:
+    """A scripted, offline `Provider`; see the module docstring."""
+
+    name = "demo"
+    model = "demo model (offline)"
+    is_demo = True
+
+    def __init__(self, workspace: Path, *, chars_per_second: float = 400.0) -> None:
+        self.workspace = workspace
+        self.chars_per_second = chars_per_second
+        self._label = workspace.absolute().name or str(workspace)
+
+    async def stream(
+        self, request: ModelRequest, signal: AbortSignal
+    ) -> AsyncIterator[StreamEvent]:
+        """Stream the next scripted reply: thinking, text, then `ReplyDone` with its calls."""
+        signal.raise_if_aborted()
+        reply = plan_reply(request.messages, self._label)
+        # Ids unique across the whole history: the reply's position, then the call's.
+        turn = sum(isinstance(m, AssistantMessage) for m in request.messages) + 1
+        calls = [
+            ToolCall(
+                id=f"demo_{turn}_{n}",
+                name=planned.name,
+                arguments=planned.arguments,
+                raw_arguments=json.dumps(planned.arguments),
+            )
+            for n, planned in enumerate(reply.calls, start=1)
+        ]
+        pacer = _Pacer(self.chars_per_second, signal)
+        for piece in split_pieces(reply.thinking):
+            await pacer.advance(len(piece))
+            yield ThinkingChunk(piece)
+        for piece in split_pieces(reply.text):
+            await pacer.advance(len(piece))
+            yield TextChunk(piece)
+        for call in calls:  # a real model takes its time to write the arguments too
+            await pacer.advance(len(call.raw_arguments))
+        signal.raise_if_aborted()
+        message = AssistantMessage(
+            text=reply.text,
+            thinking=reply.thinking,
+            tool_calls=calls,
+            finish_reason="tool_calls" if calls else "stop",
+            model=self.model,
+        )
+        message.usage = estimate_usage(request, message)
+        yield ReplyDone(message)
+
+    async def aclose(self) -> None:
+        """Nothing to release: the demo holds no connections."""
