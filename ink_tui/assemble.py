@@ -1,0 +1,52 @@
+"""Putting the layers together: provider + tools + controller, for any front end.
+
+The one place that knows every layer; everything is imported lazily so that `ink --help`
+and the first frame of the app do not pay for HTTP, tools or sessions.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ink_tui.control.controller import RunController, Spawn
+    from ink_tui.control.run_settings import RunSettings
+    from ink_tui.core.provider_api import Provider
+    from ink_tui.session.model_config import ModelConfig
+
+
+def make_provider(config: ModelConfig, workspace: Path) -> Provider:
+    if config.is_demo:
+        from ink_tui.providers.demo import DemoProvider
+
+        return DemoProvider(workspace)
+    from ink_tui.providers.openai_compat import OpenAICompatProvider
+
+    assert config.base_url is not None
+    return OpenAICompatProvider(config.base_url, config.model, config.api_key)
+
+
+def assemble_controller(
+    config: ModelConfig,
+    workspace: Path,
+    *,
+    settings: RunSettings | None = None,
+    spawn: Spawn | None = None,
+) -> RunController:
+    from ink_tui.control.controller import RunController
+    from ink_tui.session.system_prompt import build_system_prompt
+    from ink_tui.tools import default_tools
+    from ink_tui.tools.process_group import kill_commands_in_flight
+
+    tools = default_tools()
+    controller = RunController(
+        provider=make_provider(config, workspace),
+        tools=tools,
+        workspace=workspace,
+        system_prompt=build_system_prompt(workspace, tools),
+        settings=settings,
+        spawn=spawn,
+    )
+    controller.exit_hooks.append(kill_commands_in_flight)
+    return controller

@@ -1,0 +1,1 @@
+"""Run control: the controller, the input queue and the event bus (no UI imports)."""

@@ -1,0 +1,319 @@
+"""The run controller: the one object a front end talks to.
+
+It owns the run state (idle, running, exited), the input queue, the abort controller of
+the current run and the conversation history, and publishes everything on the bus.
+
+- `submit(text, mode)`: idle, a line starts a run (a `!` line runs in the shell); while
+  running, it is queued as a steer (Enter) or a follow-up (Alt+Enter). Nothing is refused.
+- `interrupt()`: running, the first aborts and the state stays `running` until the run
+  has settled; a second before it settles exits with status 130.
+- Settling: a completed run (or `max_iterations`) runs what is still queued, in order;
+  an aborted or failed run runs nothing more, and every queued entry goes back to the
+  editor (`InputRestored`) with a notice saying how many.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from ink_tui.control.bus import EventBus
+from ink_tui.control.input_queue import InputQueue, QueueEntry, QueueMode, is_shell_line
+from ink_tui.control.run_settings import RunSettings
+from ink_tui.core.abort import AbortController
+from ink_tui.core.events import (
+    Event,
+    InputRestored,
+    Notice,
+    QueueEntryView,
+    QueueUpdate,
+    RunEnd,
+    RunStart,
+    RunState,
+    StateChange,
+)
+from ink_tui.core.loop import AgentLoop, LoopResult
+from ink_tui.core.messages import Message, ToolCall
+from ink_tui.core.provider_api import Provider, ProviderError
+from ink_tui.core.scheduler import ToolScheduler
+from ink_tui.core.tool_api import Tool, ToolContext
+
+log = logging.getLogger(__name__)
+
+Outcome = Literal["completed", "aborted", "failed"]
+InterruptOutcome = Literal["aborting", "exit", "idle"]
+Spawn = Callable[[Coroutine[Any, Any, None]], object]
+
+EXIT_INTERRUPTED = 130
+
+
+def describe_error(error: BaseException) -> str:
+    if isinstance(error, ProviderError):
+        return str(error)
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+class RunController:
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        tools: Sequence[Tool],
+        workspace: Path,
+        system_prompt: str,
+        bus: EventBus | None = None,
+        settings: RunSettings | None = None,
+        history: list[Message] | None = None,
+        spawn: Spawn | None = None,
+    ) -> None:
+        self.provider = provider
+        self.tools = list(tools)
+        self.workspace = workspace
+        self.system_prompt = system_prompt
+        self.bus = bus or EventBus()
+        self.settings = settings or RunSettings()
+        self.history: list[Message] = history if history is not None else []
+        self.queue = InputQueue(self._publish_queue)
+        self.state: RunState = "idle"
+        self.interrupts = 0
+        self.exit_code: int | None = None
+        self._spawn = spawn
+        # Run synchronously by `exit()` before front ends are told: e.g. killing the
+        # process groups of commands still running, since exiting does not wait for them.
+        self.exit_hooks: list[Callable[[], object]] = []
+        self._abort: AbortController | None = None
+        self._run_id: str | None = None
+        self._runs = 0
+        self._driver: asyncio.Future[None] | None = None
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    # -- what front ends call -----------------------------------------------------
+
+    def submit(self, text: str, mode: QueueMode = "steer") -> None:
+        """Idle: start a run (or a shell line). Running: queue it with `mode`."""
+        if self.state == "exited" or not text.strip():
+            return
+        if self.state == "running":
+            self.queue.add(text, mode)
+            return
+        self._set_state("running")
+        self._idle.clear()
+        coro = self._drive(text)
+        if self._spawn is not None:
+            self._spawn(coro)
+        else:
+            self._driver = asyncio.ensure_future(coro)
+
+    def interrupt(self) -> InterruptOutcome:
+        """Ctrl+C / Escape. Idle is left to the front end (clear editor, quit hint)."""
+        if self.state != "running":
+            return "idle"
+        self.interrupts += 1
+        if self.interrupts == 1:
+            if self._abort is not None:
+                self._abort.abort("interrupted by the user")
+            self._publish_state()
+            self._emit(Notice(text="Interrupting… (Ctrl+C again to quit)", kind="interrupting"))
+            return "aborting"
+        self.exit(EXIT_INTERRUPTED)
+        return "exit"
+
+    def exit(self, code: int = 0) -> None:
+        """Leave for good: abort anything running and tell front ends to exit."""
+        if self._abort is not None:
+            self._abort.abort("the app is exiting")
+        for hook in self.exit_hooks:
+            try:
+                hook()
+            except Exception:
+                log.exception("exit hook failed")
+        self.exit_code = code
+        self._set_state("exited")
+        self._idle.set()
+
+    def pull_queue_to_editor(self) -> int:
+        """Move every queued entry back to the editor without stopping the run."""
+        return self._restore_queue("Moved {n} queued {inputs} back to the editor.")
+
+    def edit_entry(self, entry_id: int, text: str, mode: QueueMode = "steer") -> None:
+        """Save an edit. If the loop took the entry meanwhile, the edit is not lost: it is
+        queued again as a new entry (or, with no run left to take it, goes to the editor)."""
+        if self.queue.edit(entry_id, text):
+            return
+        if self.state == "running":
+            self.queue.add(text, mode)
+            self._emit(Notice(text="That entry was already sent; your edit is queued again."))
+        else:
+            self.bus.publish(InputRestored(text=text, count=1))
+            self._emit(Notice(text="That entry was already sent; your edit is in the editor."))
+
+    def toggle_entry_mode(self, entry_id: int) -> bool:
+        return self.queue.toggle_mode(entry_id)
+
+    def set_entry_mode(self, entry_id: int, mode: QueueMode) -> bool:
+        return self.queue.set_mode(entry_id, mode)
+
+    def move_entry(self, entry_id: int, offset: int) -> bool:
+        return self.queue.move(entry_id, offset)
+
+    def move_entry_to(self, entry_id: int, index: int) -> bool:
+        return self.queue.move_to(entry_id, index)
+
+    def remove_entry(self, entry_id: int) -> QueueEntry | None:
+        return self.queue.remove(entry_id)
+
+    async def wait_idle(self) -> None:
+        """Wait until no run is in progress (idle or exited)."""
+        await self._idle.wait()
+
+    async def aclose(self) -> None:
+        if self._abort is not None:
+            self._abort.abort("the app is exiting")
+        if self._driver is not None and not self._driver.done():
+            self._driver.cancel()
+        await self.provider.aclose()
+
+    # -- running ------------------------------------------------------------------
+
+    async def _drive(self, text: str) -> None:
+        """Run `text`, then whatever is queued, until the queue is empty or a run stops."""
+        next_text: str | None = text
+        try:
+            while next_text is not None and self.state == "running":
+                if is_shell_line(next_text):
+                    outcome = await self._run_shell(next_text)
+                else:
+                    outcome = await self._run_agent(next_text)
+                if outcome != "completed":
+                    break
+                entry = self.queue.take_first()
+                next_text = entry.text if entry is not None else None
+        finally:
+            self._abort = None
+            self._run_id = None
+            if self.state != "exited":
+                self._set_state("idle")
+            self._idle.set()
+
+    def _begin_run(self) -> AbortController:
+        self._runs += 1
+        self._run_id = f"run-{self._runs}"
+        self._abort = AbortController()
+        self.interrupts = 0
+        self._publish_state()
+        return self._abort
+
+    def _ctx(self, abort: AbortController) -> ToolContext:
+        return ToolContext(
+            workspace=self.workspace, signal=abort.signal, limits=self.settings.limits
+        )
+
+    async def _run_agent(self, prompt: str) -> Outcome:
+        abort = self._begin_run()
+        self._emit(RunStart(kind="agent", prompt=prompt))
+        steering_mode = self.settings.steering_mode
+        follow_up_mode = self.settings.follow_up_mode
+        loop = AgentLoop(
+            provider=self.provider,
+            tools=self.tools,
+            system_prompt=self.system_prompt,
+            history=self.history,
+            ctx=self._ctx(abort),
+            emit=self._emit,
+            take_steering=lambda: [e.text for e in self.queue.take("steer", steering_mode)],
+            take_follow_up=lambda: [e.text for e in self.queue.take("follow_up", follow_up_mode)],
+            config=self.settings.loop,
+        )
+        started = time.monotonic()
+        try:
+            result = await loop.run(prompt)
+        except Exception as error:
+            log.debug("run failed", exc_info=True)
+            return self._settle_failure(error, started)
+        return self._settle(result, started)
+
+    async def _run_shell(self, line: str) -> Outcome:
+        """A `!` line: run locally in the workspace shell, never sent to the model."""
+        abort = self._begin_run()
+        command = line[1:].strip()
+        self._emit(RunStart(kind="shell", prompt=line))
+        started = time.monotonic()
+        scheduler = ToolScheduler(self._shell_tools(), self._ctx(abort), self._emit)
+        call = ToolCall(id=f"shell-{self._runs}", name="bash", arguments={"command": command})
+        try:
+            await scheduler.run([call])
+        except Exception as error:
+            return self._settle_failure(error, started)
+        stop = "aborted" if abort.signal.aborted else "completed"
+        return self._settle(LoopResult(stop), started)
+
+    def _shell_tools(self) -> list[Tool]:
+        return [tool for tool in self.tools if tool.name == "bash"]
+
+    def _settle(self, result: LoopResult, started: float) -> Outcome:
+        self._emit(
+            RunEnd(
+                stop_reason=result.stop_reason,
+                usage=result.usage,
+                turns=result.turns,
+                duration_s=time.monotonic() - started,
+            )
+        )
+        if result.stop_reason == "aborted":
+            self._restore_queue("Restored {n} queued {inputs} to the editor.")
+            return "aborted"
+        if result.stop_reason == "max_iterations":
+            self._emit(
+                Notice(
+                    text=(
+                        f"Stopped after {self.settings.loop.max_iterations} rounds of tool "
+                        "calls (max_iterations). Send a message to let it continue."
+                    ),
+                    level="warning",
+                    kind="max_iterations",
+                )
+            )
+        return "completed"
+
+    def _settle_failure(self, error: Exception, started: float) -> Outcome:
+        message = describe_error(error)
+        self._emit(RunEnd(stop_reason=None, error=message, duration_s=time.monotonic() - started))
+        self._emit(Notice(text=f"Run failed: {message}", level="error", kind="error"))
+        self._restore_queue("Restored {n} queued {inputs} to the editor.")
+        return "failed"
+
+    def _restore_queue(self, template: str) -> int:
+        entries = self.queue.drain()
+        if not entries:
+            return 0
+        count = len(entries)
+        self._emit(InputRestored(text="\n\n".join(e.text for e in entries), count=count))
+        inputs = "input" if count == 1 else "inputs"
+        self._emit(Notice(text=template.format(n=count, inputs=inputs), kind="restored"))
+        return count
+
+    # -- publishing ---------------------------------------------------------------
+
+    def _emit(self, event: Event) -> None:
+        event.run_id = self._run_id
+        self.bus.publish(event)
+
+    def _set_state(self, state: RunState) -> None:
+        self.state = state
+        if state != "running":
+            self.interrupts = 0
+        self._publish_state()
+
+    def _publish_state(self) -> None:
+        self._emit(
+            StateChange(state=self.state, interrupts=self.interrupts, exit_code=self.exit_code)
+        )
+
+    def _publish_queue(self, entries: list[QueueEntry]) -> None:
+        views = [QueueEntryView(id=e.id, text=e.text, mode=e.mode, shell=e.shell) for e in entries]
+        self._emit(QueueUpdate(entries=views))

@@ -1,0 +1,19 @@
+"""Settings a run reads once, when it starts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ink_tui.control.input_queue import TakeMode
+from ink_tui.core.loop import LoopConfig
+from ink_tui.core.tool_api import ToolLimits
+
+
+@dataclass(slots=True)
+class RunSettings:
+    # Steering: every queued steer at once by default, so corrections arrive together.
+    steering_mode: TakeMode = "all"
+    # Follow-ups: one at a time by default, each answered before the next goes in.
+    follow_up_mode: TakeMode = "one-at-a-time"
+    loop: LoopConfig = field(default_factory=LoopConfig)
+    limits: ToolLimits = field(default_factory=ToolLimits)

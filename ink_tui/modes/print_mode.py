@@ -1,0 +1,109 @@
+"""Print mode (`ink -p`): one prompt in, the answer streamed to stdout.
+
+stdout carries only the answer text, so it can be piped; tool summaries (one line per
+call, in call order, from the ordered `tool_end` path), notices and errors go to stderr.
+Exit status: 0 completed, 1 failed (or stopped at max_iterations), 130 interrupted.
+The first Ctrl+C aborts the run; a second before it settles exits at once with 130.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import sys
+from typing import TextIO
+
+from ink_tui.control.controller import EXIT_INTERRUPTED, RunController
+from ink_tui.core.events import (
+    Event,
+    MessageEnd,
+    Notice,
+    RunEnd,
+    StateChange,
+    TextDelta,
+    ToolEnd,
+)
+from ink_tui.core.tool_summary import summary_line
+
+
+class PrintRenderer:
+    def __init__(self, out: TextIO, err: TextIO) -> None:
+        self.out = out
+        self.err = err
+        self.last_end: RunEnd | None = None
+        self._out_at_line_start = True
+        # Each reply of a run is its own paragraph.
+        self._reply_ended = False
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, TextDelta):
+            if event.text:
+                if self._reply_ended:
+                    self.finish_line()
+                    self.out.write("\n")
+                    self._reply_ended = False
+                self.out.write(event.text)
+                self.out.flush()
+                self._out_at_line_start = event.text.endswith("\n")
+        elif isinstance(event, MessageEnd):
+            self._reply_ended = self._reply_ended or bool(event.message.text)
+        elif isinstance(event, ToolEnd):
+            self._say(summary_line(event.call, event.result, event.duration_s))
+        elif isinstance(event, Notice) and event.kind != "interrupting":
+            prefix = {"error": "error: ", "warning": "warning: "}.get(event.level, "")
+            self._say(f"{prefix}{event.text}")
+        elif isinstance(event, RunEnd):
+            self.last_end = event
+            self.finish_line()
+
+    def finish_line(self) -> None:
+        if not self._out_at_line_start:
+            self.out.write("\n")
+            self.out.flush()
+            self._out_at_line_start = True
+
+    def _say(self, line: str) -> None:
+        # Keep the answer's lines whole when both streams share one terminal.
+        self.finish_line()
+        self.err.write(line + "\n")
+        self.err.flush()
+
+
+def exit_status(end: RunEnd | None) -> int:
+    if end is None or end.stop_reason is None:
+        return 1
+    if end.stop_reason == "aborted":
+        return EXIT_INTERRUPTED
+    return 0 if end.stop_reason == "completed" else 1
+
+
+async def run_print(
+    controller: RunController, prompt: str, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+) -> int:
+    renderer = PrintRenderer(out, err)
+    controller.bus.subscribe(renderer)
+
+    def exit_now(event: Event) -> None:
+        if isinstance(event, StateChange) and event.state == "exited":
+            renderer.finish_line()
+            out.flush()
+            err.flush()
+            # A second Ctrl+C means now: do not wait for tools that ignore the abort.
+            os._exit(event.exit_code or 0)
+
+    controller.bus.subscribe(exit_now)
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(NotImplementedError, RuntimeError):
+        loop.add_signal_handler(signal.SIGINT, controller.interrupt)
+    if controller.provider.is_demo:
+        err.write("ink: no model configured; using the offline demo model.\n")
+    try:
+        controller.submit(prompt)
+        await controller.wait_idle()
+    finally:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signal.SIGINT)
+        await controller.aclose()
+    return exit_status(renderer.last_end)

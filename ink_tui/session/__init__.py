@@ -1,0 +1,1 @@
+"""Persistence and configuration: what is read from and written to disk."""

@@ -1,0 +1,42 @@
+"""Which model to talk to, from flags and the environment.
+
+Flags win over the environment. With neither a base URL nor an API key anywhere, the
+built-in offline demo model is used so that `ink` works on a fresh machine.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+
+
+@dataclass(frozen=True, slots=True)
+class ModelConfig:
+    base_url: str | None
+    model: str | None
+    api_key: str | None = None
+
+    @property
+    def is_demo(self) -> bool:
+        return self.base_url is None
+
+
+def resolve_model_config(
+    *,
+    base_url: str | None = None,
+    model: str | None = None,
+    api_key: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> ModelConfig:
+    env = os.environ if environ is None else environ
+    key = api_key or env.get("INK_API_KEY") or env.get("OPENAI_API_KEY") or None
+    url = base_url or env.get("INK_BASE_URL") or env.get("OPENAI_BASE_URL") or None
+    chosen_model = model or env.get("INK_MODEL") or None
+    if url is None and key is not None:
+        url = OPENAI_BASE_URL
+    if url is not None:
+        url = url.rstrip("/")
+    return ModelConfig(base_url=url, model=chosen_model, api_key=key)
