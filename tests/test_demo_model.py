@@ -21,18 +21,15 @@ from ink_tui.core.messages import (
 )
 from ink_tui.core.provider_api import ModelRequest, ReplyDone, StreamEvent, TextChunk, ThinkingChunk
 from ink_tui.providers.demo import DemoProvider, estimate_usage, split_pieces
-from ink_tui.providers.demo_script import (
-    BASH_COMMAND,
+from ink_tui.providers.demo_findings import (
     count_matches,
     count_read_lines,
-    is_greeting,
     last_number,
     parse_listing,
     pick_files,
-    pick_search_word,
-    plan_reply,
-    wants_stop,
 )
+from ink_tui.providers.demo_replies import BASH_COMMAND
+from ink_tui.providers.demo_script import is_greeting, pick_search_word, plan_reply, wants_stop
 
 READ_ONLY = {"ls", "read", "grep", "find", "bash"}
 

@@ -1,0 +1,234 @@
+"""Assembling one reply from an OpenAI-compatible stream into an `AssistantMessage`.
+
+`ReplyBuilder` takes the parsed chunks (or one non-streamed completion) and gathers the
+text, the reasoning, the tool-call fragments, the finish reason and the token usage;
+servers differ in where reasoning arrives and how tool-call fragments are numbered.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ink_tui.core.messages import AssistantMessage, StopReason, ToolCall, Usage
+from ink_tui.core.provider_api import ProviderError, TextChunk, ThinkingChunk
+from ink_tui.providers.openai_errors import REASON_LIMIT, error_text, shorten
+from ink_tui.providers.retry import TransientFailure, is_retryable_status
+
+_FINISH_REASONS: dict[str, StopReason] = {
+    "stop": "stop",
+    "tool_calls": "tool_calls",
+    "length": "length",
+    "content_filter": "content_filter",
+    # The legacy single-function API, and spellings some compatible servers use.
+    "function_call": "tool_calls",
+    "tool_use": "tool_calls",
+    "eos": "stop",
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+}
+
+
+@dataclass(slots=True)
+class _PartialCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+class ReplyBuilder:
+    """Assembles one reply from parsed stream chunks (or one non-streamed completion)."""
+
+    def __init__(
+        self,
+        model: str,
+        source: str = "the server",
+        redact: Callable[[str], str] = str,
+    ) -> None:
+        self._model = model
+        self._source = source
+        # Applied to the server's own error text, which may quote the API key.
+        self._redact = redact
+        self._text: list[str] = []
+        self._thinking: list[str] = []
+        self._calls: list[_PartialCall] = []
+        # The server's tool-call `index` -> position in `_calls`.
+        self._slots: dict[int, int] = {}
+        self._finish: str | None = None
+        self._usage = Usage()
+
+    def feed(self, data: str, event: str = "message") -> list[TextChunk | ThinkingChunk]:
+        """Take the data of one SSE event; returns the text to show from it."""
+        if not data.strip():
+            return []
+        try:
+            obj = json.loads(data)
+        except ValueError:
+            if event == "error":
+                message = self._redact(shorten(data))
+                raise ProviderError(f"error from {self._source}: {message}") from None
+            raise ProviderError(
+                f"{self._source} sent a chunk that is not valid JSON: {shorten(data, 200)!r}"
+            ) from None
+        if not isinstance(obj, dict):
+            raise ProviderError(f"{self._source} sent an unexpected chunk: {shorten(data, 200)!r}")
+        if obj.get("error"):
+            raise self._stream_error(obj["error"])
+        if isinstance(obj.get("usage"), dict):
+            self._usage = parse_usage(obj["usage"])  # the latest report is the total
+        if isinstance(obj.get("model"), str) and obj["model"]:
+            self._model = obj["model"]
+        out: list[TextChunk | ThinkingChunk] = []
+        for choice in obj.get("choices") or []:
+            # Only one completion is requested; ignore any others a server sends.
+            if not isinstance(choice, dict) or choice.get("index", 0) != 0:
+                continue
+            if choice.get("finish_reason"):
+                self._finish = str(choice["finish_reason"])
+            # `message` instead of `delta` when the server did not stream.
+            delta = choice.get("delta") or choice.get("message")
+            if isinstance(delta, dict):
+                out.extend(self._delta(delta))
+        return out
+
+    @property
+    def finished(self) -> bool:
+        """True once the server has said why the reply ended."""
+        return self._finish is not None
+
+    def finish(self) -> AssistantMessage:
+        calls = [_finish_call(partial) for partial in self._calls]
+        return AssistantMessage(
+            text="".join(self._text),
+            thinking="".join(self._thinking),
+            tool_calls=calls,
+            finish_reason=normalise_finish_reason(self._finish, has_tool_calls=bool(calls)),
+            usage=self._usage,
+            model=self._model,
+        )
+
+    def _delta(self, delta: dict[str, Any]) -> list[TextChunk | ThinkingChunk]:
+        out: list[TextChunk | ThinkingChunk] = []
+        # DeepSeek, vLLM and llama.cpp say `reasoning_content`; OpenRouter and Ollama say
+        # `reasoning`. Some send both with the same text, so take one.
+        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
+        if isinstance(reasoning, str) and reasoning:
+            self._thinking.append(reasoning)
+            out.append(ThinkingChunk(reasoning))
+        content = delta.get("content")
+        if isinstance(content, str) and content:
+            self._text.append(content)
+            out.append(TextChunk(content))
+        for fragment in delta.get("tool_calls") or []:
+            if isinstance(fragment, dict):
+                self._tool_fragment(fragment)
+        legacy = delta.get("function_call")
+        if isinstance(legacy, dict):
+            self._tool_fragment({"index": 0, "function": legacy})
+        return out
+
+    def _tool_fragment(self, fragment: dict[str, Any]) -> None:
+        function = fragment.get("function")
+        function = function if isinstance(function, dict) else {}
+        raw_id = fragment.get("id")
+        call_id = raw_id if isinstance(raw_id, str) else ""
+        partial = self._partial_for(fragment.get("index"), call_id)
+        if call_id and not partial.id:
+            partial.id = call_id
+        name = function.get("name")
+        # Some servers repeat the name in every fragment; the first one is the name.
+        if isinstance(name, str) and name and not partial.name:
+            partial.name = name
+        arguments = function.get("arguments")
+        if isinstance(arguments, str):
+            partial.arguments.append(arguments)
+        elif isinstance(arguments, dict):
+            partial.arguments.append(json.dumps(arguments))  # sent parsed, not as text
+
+    def _partial_for(self, index: object, call_id: str) -> _PartialCall:
+        if not isinstance(index, int) or isinstance(index, bool):
+            # No index (non-streamed replies, a few servers): a known id continues its
+            # call, a new id starts one, no id continues the latest.
+            for partial in self._calls:
+                if call_id and partial.id == call_id:
+                    return partial
+            if call_id or not self._calls:
+                return self._new_call()
+            return self._calls[-1]
+        slot = self._slots.get(index)
+        if slot is None or (call_id and self._calls[slot].id not in ("", call_id)):
+            # A fresh index, or a server that numbers every call 0 but gives each its
+            # own id: either way a new call starts here.
+            self._new_call()
+            slot = self._slots[index] = len(self._calls) - 1
+        return self._calls[slot]
+
+    def _new_call(self) -> _PartialCall:
+        self._calls.append(_PartialCall())
+        return self._calls[-1]
+
+    def _stream_error(self, error: object) -> Exception:
+        message = self._redact(error_text(error) or "unknown error")
+        code = error.get("code") if isinstance(error, dict) else None
+        status = code if isinstance(code, int) and not isinstance(code, bool) else None
+        detail = f"error from {self._source}: {message}"
+        if status is not None and is_retryable_status(status):
+            reason = f"server error {status}: {shorten(message, REASON_LIMIT)}"
+            return TransientFailure(reason, detail, status=status)
+        return ProviderError(detail, status=status)
+
+
+def _finish_call(partial: _PartialCall) -> ToolCall:
+    raw = "".join(partial.arguments)
+    arguments, error = parse_arguments(raw)
+    return ToolCall(
+        id=partial.id or f"call_{uuid.uuid4().hex[:24]}",
+        name=partial.name,
+        arguments=arguments,
+        raw_arguments=raw,
+        arguments_error=error,
+    )
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
+    """Tool-call arguments as a dict, or `({}, why)` when the model sent bad JSON."""
+    if not raw.strip():
+        return {}, None  # a call to a tool that takes no arguments
+    try:
+        value = json.loads(raw)
+    except ValueError as exc:
+        return {}, f"invalid JSON in arguments: {exc}"
+    if not isinstance(value, dict):
+        return {}, f"invalid JSON in arguments: expected an object, got {type(value).__name__}"
+    return value, None
+
+
+def normalise_finish_reason(raw: str | None, *, has_tool_calls: bool) -> StopReason:
+    reason = _FINISH_REASONS.get(raw, "unknown") if raw else None
+    # Several servers say "stop" (or nothing) even when the reply is a tool call.
+    if has_tool_calls and reason in ("stop", None):
+        return "tool_calls"
+    return reason or "unknown"
+
+
+def parse_usage(raw: dict[str, Any]) -> Usage:
+    completion = raw.get("completion_tokens_details")
+    prompt = raw.get("prompt_tokens_details")
+    cached = _count(prompt.get("cached_tokens")) if isinstance(prompt, dict) else 0
+    return Usage(
+        input_tokens=_count(raw.get("prompt_tokens")),
+        output_tokens=_count(raw.get("completion_tokens")),
+        reasoning_tokens=(
+            _count(completion.get("reasoning_tokens")) if isinstance(completion, dict) else 0
+        ),
+        # DeepSeek reports cache hits under its own name.
+        cached_tokens=cached or _count(raw.get("prompt_cache_hit_tokens")),
+    )
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0

@@ -1,0 +1,72 @@
+"""The request body sent to an OpenAI-compatible `/chat/completions` endpoint.
+
+`build_body` turns a `ModelRequest` into the JSON body of a streamed request, and
+`encode_messages` turns the conversation history into the wire format's messages.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ink_tui.core.messages import ToolResultMessage, UserMessage
+from ink_tui.core.provider_api import ModelRequest
+
+
+def build_body(model: str, request: ModelRequest) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": encode_messages(request),
+        "stream": True,
+        # Without this most servers send no token counts at all when streaming.
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        body["tools"] = [
+            {
+                "type": "function",
+                "function": {
+                    "name": spec.name,
+                    "description": spec.description,
+                    "parameters": spec.parameters,
+                },
+            }
+            for spec in request.tools
+        ]
+    if request.max_output_tokens is not None:
+        body["max_tokens"] = request.max_output_tokens
+    return body
+
+
+def encode_messages(request: ModelRequest) -> list[dict[str, Any]]:
+    wire: list[dict[str, Any]] = []
+    if request.system_prompt:
+        wire.append({"role": "system", "content": request.system_prompt})
+    for message in request.messages:
+        if isinstance(message, UserMessage):
+            wire.append({"role": "user", "content": message.content})
+        elif isinstance(message, ToolResultMessage):
+            wire.append(
+                {"role": "tool", "tool_call_id": message.call_id, "content": message.content}
+            )
+        else:
+            # Thinking is not sent back: several servers reject `reasoning_content` in
+            # the history, and the model does not need its own past reasoning.
+            entry: dict[str, Any] = {
+                "role": "assistant",
+                "content": None if not message.text and message.tool_calls else message.text,
+            }
+            if message.tool_calls:
+                entry["tool_calls"] = [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {
+                            "name": call.name,
+                            "arguments": call.raw_arguments or json.dumps(call.arguments),
+                        },
+                    }
+                    for call in message.tool_calls
+                ]
+            wire.append(entry)
+    return wire
