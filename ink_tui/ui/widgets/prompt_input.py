@@ -1,0 +1,226 @@
+"""The input box: a multi-line editor whose Enter sends instead of breaking the line.
+
+Keys (the App decides what a submission means: idle it starts a run, running it queues):
+
+| key                  | effect                                                      |
+| -------------------- | ----------------------------------------------------------- |
+| Enter                | `Submitted(text, "steer")`, box cleared (blank: nothing)    |
+| Alt+Enter            | `Submitted(text, "follow_up")`, box cleared                 |
+| Shift+Enter, Ctrl+J  | new line (Shift+Enter only arrives with the kitty protocol) |
+| Up on the first row  | older history entry (elsewhere: cursor up)                  |
+| Down on the last row | newer history entry, then the draft (elsewhere: cursor down)|
+| Ctrl+D               | empty box: `QuitRequested`; otherwise delete forward        |
+| Alt+Up               | `PullQueue`: the App moves every queued entry into the box  |
+
+Rows are visual rows: in a soft-wrapped line Up and Down first move through the line.
+Ctrl+C is left to the App, which binds it with `priority=True` (TextArea's own Ctrl+C
+copy binding then never sees it) and calls `clear_input()`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import TextArea
+
+from ink_tui.control.input_queue import QueueMode
+from ink_tui.ui.input_history import InputHistory
+from ink_tui.ui.keys import install_alt_enter
+
+MAX_VISIBLE_ROWS = 8
+
+
+class PromptInput(TextArea):
+    DEFAULT_CSS = f"""
+    PromptInput {{
+        height: auto;
+        /* text rows plus the two rows of the tall border; beyond that it scrolls */
+        max-height: {MAX_VISIBLE_ROWS + 2};
+    }}
+    """
+
+    # Bindings are used where they can work: they are only consulted for keys that the
+    # TextArea lets bubble up, which excludes Enter (see `_on_key`).
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("alt+enter", "submit('follow_up')", "Queue follow-up", show=False),
+        Binding("shift+enter,ctrl+j", "newline", "New line", show=False),
+        # Replaces TextArea's ctrl+d (delete right) only; its "delete" key stays.
+        Binding("ctrl+d", "quit_or_delete", "Quit if empty", show=False),
+        Binding("alt+up", "pull_queue", "Queued input to editor", show=False),
+    ]
+
+    @dataclass
+    class Submitted(Message):
+        """The user sent the box's text: Enter (`steer`) or Alt+Enter (`follow_up`)."""
+
+        text: str
+        mode: QueueMode = "steer"
+
+    @dataclass
+    class QuitRequested(Message):
+        """Ctrl+D on an empty box."""
+
+    @dataclass
+    class PullQueue(Message):
+        """Alt+Up: the user wants every queued entry back in the editor (the run goes on)."""
+
+    def __init__(
+        self,
+        *,
+        input_history: InputHistory | None = None,
+        placeholder: str = "",
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(
+            soft_wrap=True,
+            show_line_numbers=False,
+            tab_behavior="focus",
+            placeholder=placeholder,
+            id=id,
+            classes=classes,
+        )
+        self._input_history = input_history if input_history is not None else InputHistory()
+        # The text last put in the box from the history; when the box no longer holds it
+        # the user has edited it, and that edit must not be thrown away by walking on.
+        self._recalled: str | None = None
+
+    @property
+    def input_history(self) -> InputHistory:
+        # Not `history`: TextArea already uses that name for its undo stack.
+        return self._input_history
+
+    def on_mount(self) -> None:
+        # The widget that needs Alt+Enter makes sure the parser can produce it, so an app
+        # composing it cannot forget; the install is idempotent.
+        install_alt_enter()
+
+    # -- what the App calls ---------------------------------------------------------
+
+    def restore(self, text: str) -> None:
+        """Put `text` (restored queued input) above the draft, cursor at its end."""
+        if not text:
+            return
+        self._end_walk()
+        if self.text.strip():
+            # Inserted, not reloaded: the draft stays byte for byte and Ctrl+Z undoes it.
+            result = self.insert(text + "\n\n", (0, 0), maintain_selection_offset=False)
+            # The insert ends at the start of the draft; the restored part ends at the
+            # end of the line two above (positions come from the document, which splits
+            # lines as it likes, e.g. on "\r\n" too).
+            row = result.end_location[0] - 2
+            self.move_cursor((row, len(self.document[row])))
+        else:
+            result = self.replace(text, (0, 0), self.document.end, maintain_selection_offset=False)
+            self.move_cursor(result.end_location)
+
+    def clear_input(self) -> bool:
+        """Empty the box (Ctrl+C on an idle editor). Returns whether there was text."""
+        had_text = bool(self.text)
+        self._end_walk()
+        if had_text:
+            # An edit rather than load_text, so Ctrl+Z brings back a draft cleared by
+            # mistake.
+            self.clear()
+        return had_text
+
+    # -- keys -----------------------------------------------------------------------
+
+    async def _on_key(self, event: events.Key) -> None:
+        # Textual calls `_on_key` of every class in the MRO, subclass first, until a
+        # handler prevents the default. TextArea's turns Enter into a newline and stops
+        # the event, so no binding ever sees Enter: it has to be taken here. Do not call
+        # super(): TextArea's handler runs next anyway for every key we leave alone.
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.action_submit("steer")
+
+    def action_submit(self, mode: QueueMode = "steer") -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self._input_history.add(text)
+        self._recalled = None
+        # load_text also drops the undo stack: the sent text lives on in the history.
+        self.load_text("")
+        self.post_message(self.Submitted(text, mode))
+
+    def action_newline(self) -> None:
+        if self.read_only:
+            return
+        start, end = self.selection
+        result = self.replace("\n", start, end, maintain_selection_offset=False)
+        self.move_cursor(result.end_location)
+
+    def action_quit_or_delete(self) -> None:
+        if self.text:
+            self.action_delete_right()
+        else:
+            self.post_message(self.QuitRequested())
+
+    def action_pull_queue(self) -> None:
+        self.post_message(self.PullQueue())
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if not select and self._on_first_row() and self._walk_back():
+            return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        if not select and self._on_last_row() and self._walk_forward():
+            return
+        super().action_cursor_down(select)
+
+    # -- history --------------------------------------------------------------------
+
+    def _on_first_row(self) -> bool:
+        return self.selection.is_empty and self.navigator.is_first_wrapped_line(
+            self.cursor_location
+        )
+
+    def _on_last_row(self) -> bool:
+        return self.selection.is_empty and self.navigator.is_last_wrapped_line(self.cursor_location)
+
+    def _walk_back(self) -> bool:
+        self._forget_walk_if_edited()
+        entry = self._input_history.previous(self.text)
+        if entry is None:
+            return False
+        self._show(entry)
+        # Cursor on the first row, so another Up keeps walking back through entries
+        # that span several lines (for one-line entries this is simply the end).
+        self.move_cursor((0, len(self.document[0])))
+        return True
+
+    def _walk_forward(self) -> bool:
+        self._forget_walk_if_edited()
+        entry = self._input_history.next()
+        if entry is None:
+            return False
+        self._show(entry)
+        # Cursor on the last row, so another Down keeps walking forward.
+        self.move_cursor(self.document.end)
+        if not self._input_history.browsing:
+            # `entry` is the user's own draft again, not a history entry.
+            self._recalled = None
+        return True
+
+    def _show(self, text: str) -> None:
+        self.load_text(text)
+        # What the box holds now, as the document gives it back (its newline style).
+        self._recalled = self.text
+
+    def _forget_walk_if_edited(self) -> None:
+        # An edited entry becomes the new draft: walking then starts over from the
+        # newest entry and hands the edit back at the bottom, instead of discarding it.
+        if self._input_history.browsing and self.text != self._recalled:
+            self._end_walk()
+
+    def _end_walk(self) -> None:
+        self._input_history.reset()
+        self._recalled = None
