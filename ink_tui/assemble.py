@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ink_tui.control.bus import EventBus
     from ink_tui.control.controller import RunController, Spawn
     from ink_tui.control.run_settings import RunSettings
     from ink_tui.core.provider_api import Provider
@@ -33,6 +34,7 @@ def assemble_controller(
     *,
     settings: RunSettings | None = None,
     spawn: Spawn | None = None,
+    bus: EventBus | None = None,
 ) -> RunController:
     from ink_tui.control.controller import RunController
     from ink_tui.session.system_prompt import build_system_prompt
@@ -47,6 +49,7 @@ def assemble_controller(
         system_prompt=build_system_prompt(workspace, tools),
         settings=settings,
         spawn=spawn,
+        bus=bus,
     )
     controller.exit_hooks.append(kill_commands_in_flight)
     return controller

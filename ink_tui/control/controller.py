@@ -81,7 +81,7 @@ class RunController:
         self.state: RunState = "idle"
         self.interrupts = 0
         self.exit_code: int | None = None
-        self._spawn = spawn
+        self.spawn = spawn
         # Run synchronously by `exit()` before front ends are told: e.g. killing the
         # process groups of commands still running, since exiting does not wait for them.
         self.exit_hooks: list[Callable[[], object]] = []
@@ -104,8 +104,8 @@ class RunController:
         self._set_state("running")
         self._idle.clear()
         coro = self._drive(text)
-        if self._spawn is not None:
-            self._spawn(coro)
+        if self.spawn is not None:
+            self.spawn(coro)
         else:
             self._driver = asyncio.ensure_future(coro)
 

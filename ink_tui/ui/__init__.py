@@ -1,0 +1,1 @@
+"""The full-screen Textual app: widgets subscribe to the bus, a worker runs the loop."""

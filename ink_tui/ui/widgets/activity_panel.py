@@ -1,0 +1,133 @@
+"""Live rows while a run works: the phase, and one row per tool call in flight.
+
+It takes no space when idle. Rows come from tool events: a concurrent call is "queued"
+until it gets a slot (`tool_running`), and leaves the panel when it settles.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ink_tui.control.bus import EventBus
+from ink_tui.core.events import (
+    Event,
+    Notice,
+    RunEnd,
+    RunStart,
+    TextDelta,
+    ThinkingDelta,
+    ToolEnd,
+    ToolRunning,
+    ToolSettled,
+    ToolStart,
+    TurnStart,
+)
+from ink_tui.core.tool_summary import call_label
+from ink_tui.ui import clock
+
+
+@dataclass(slots=True)
+class _Row:
+    label: str
+    queued: bool
+    started: float
+
+
+class ActivityPanel(Static):
+    DEFAULT_CSS = """
+    ActivityPanel {
+        height: auto;
+        max-height: 8;
+        padding: 0 1;
+        display: none;
+        color: $text-muted;
+        border-top: hkey $panel;
+    }
+    ActivityPanel.-active {
+        display: block;
+    }
+    """
+
+    def __init__(self, bus: EventBus) -> None:
+        super().__init__()
+        self._bus = bus
+        self.phase = ""
+        self.phase_started = 0.0
+        self.retry_until: float | None = None
+        self.rows: dict[str, _Row] = {}
+        self._unsubscribe = lambda: None
+
+    def on_mount(self) -> None:
+        self._unsubscribe = self._bus.subscribe(self._on_event)
+        self._ticker = self.set_interval(0.1, self._paint, pause=True)
+
+    def on_unmount(self) -> None:
+        self._unsubscribe()
+
+    def _set_phase(self, phase: str) -> None:
+        if phase != self.phase:
+            self.phase = phase
+            self.phase_started = clock.now()
+            self.retry_until = None
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, RunStart):
+            self.rows.clear()
+            self._set_phase("running the shell command" if event.kind == "shell" else "starting")
+            self.add_class("-active")
+            self._ticker.resume()
+        elif isinstance(event, RunEnd):
+            self.rows.clear()
+            self.phase = ""
+            self.remove_class("-active")
+            self._ticker.pause()
+        elif isinstance(event, TurnStart):
+            self._set_phase("waiting for the model")
+        elif isinstance(event, ThinkingDelta):
+            self._set_phase("thinking")
+        elif isinstance(event, TextDelta):
+            self._set_phase("streaming the answer")
+        elif isinstance(event, ToolStart):
+            self._set_phase("running tools")
+            self.rows[event.call.id] = _Row(call_label(event.call), event.concurrent, clock.now())
+        elif isinstance(event, ToolRunning):
+            row = self.rows.get(event.call_id)
+            if row is not None:
+                row.queued = False
+                row.started = clock.now()
+        elif isinstance(event, ToolSettled | ToolEnd):
+            call_id = event.call_id if isinstance(event, ToolSettled) else event.call.id
+            self.rows.pop(call_id, None)
+        elif isinstance(event, Notice) and event.kind == "retry":
+            self._set_phase("retrying")
+            self.retry_until = clock.now() + float(event.data.get("delay", 0))
+        else:
+            return
+        self._paint()
+
+    def _paint(self) -> None:
+        if not self.phase:
+            self.update("")
+            return
+        now = clock.now()
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append(clock.spinner(self.phase_started) + " ", style="bold cyan")
+        if self.retry_until is not None:
+            text.append(f"retrying in {max(0.0, self.retry_until - now):.0f} s", style="yellow")
+        else:
+            text.append(self.phase)
+            text.append(f" {clock.format_elapsed(now - self.phase_started)}", style="dim")
+        for row in self.rows.values():
+            text.append("\n")
+            if row.queued:
+                text.append("  ◌ ", style="dim")
+                text.append(row.label, style="dim")
+                text.append("  queued", style="dim italic")
+            else:
+                text.append(f"  {clock.spinner(row.started)} ", style="cyan")
+                text.append(row.label)
+                text.append(f"  {clock.format_elapsed(now - row.started)}", style="dim")
+        self.update(text)

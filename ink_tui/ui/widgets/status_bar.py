@@ -1,0 +1,99 @@
+"""The bottom line: model, run state, elapsed time, tokens, workspace."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.text import Text
+from textual.widgets import Static
+
+from ink_tui.control.bus import EventBus
+from ink_tui.core.events import Event, MessageEnd, RunStart, StateChange
+from ink_tui.ui import clock
+
+
+def _tokens(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def _short_path(path: Path) -> str:
+    home = Path.home()
+    try:
+        return "~/" + str(path.relative_to(home)) if path != home else "~"
+    except ValueError:
+        return str(path)
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar {
+        height: 1;
+        background: $panel;
+        color: $text-muted;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, bus: EventBus, *, model_label: str, is_demo: bool, workspace: Path) -> None:
+        super().__init__()
+        self._bus = bus
+        self.model_label = model_label
+        self.is_demo = is_demo
+        self.workspace = workspace
+        self.state = "idle"
+        self.interrupts = 0
+        self.run_started: float | None = None
+        self.last_run_s: float | None = None
+        self.tokens_in = 0
+        self.tokens_out = 0
+        self._unsubscribe = lambda: None
+
+    def on_mount(self) -> None:
+        self._unsubscribe = self._bus.subscribe(self._on_event)
+        self._ticker = self.set_interval(0.5, self._tick, pause=True)
+        self._paint()
+
+    def on_unmount(self) -> None:
+        self._unsubscribe()
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, StateChange):
+            self.state = event.state
+            self.interrupts = event.interrupts
+            if event.state != "running" and self.run_started is not None:
+                self.last_run_s = clock.now() - self.run_started
+                self.run_started = None
+                self._ticker.pause()
+        elif isinstance(event, RunStart):
+            if self.run_started is None:
+                self.run_started = clock.now()
+                self._ticker.resume()
+        elif isinstance(event, MessageEnd):
+            self.tokens_in += event.message.usage.input_tokens
+            self.tokens_out += event.message.usage.output_tokens
+        else:
+            return
+        self._paint()
+
+    def _tick(self) -> None:
+        self._paint()
+
+    def _paint(self) -> None:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        text.append("ink ", style="bold")
+        text.append(self.model_label, style="bold yellow" if self.is_demo else "bold")
+        text.append("  ·  ")
+        if self.state == "running":
+            label = "interrupting" if self.interrupts else "running"
+            text.append(label, style="bold red" if self.interrupts else "bold green")
+            if self.run_started is not None:
+                text.append(f" {clock.format_elapsed(clock.now() - self.run_started)}")
+        else:
+            text.append(self.state)
+            if self.last_run_s is not None:
+                text.append(f" (last run {clock.format_elapsed(self.last_run_s)})", style="dim")
+        text.append("  ·  ")
+        text.append(f"↑{_tokens(self.tokens_in)} ↓{_tokens(self.tokens_out)}")
+        text.append("  ·  ")
+        text.append(_short_path(self.workspace), style="dim")
+        self.update(text)

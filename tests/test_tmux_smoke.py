@@ -1,0 +1,124 @@
+"""A real terminal: `ink` in tmux on the offline demo, driven with send-keys.
+
+tmux sends Alt+Enter as ESC CR (`M-Enter`), the form Textual cannot tell from Enter on
+its own, so this is the test that the follow-up key works in a real terminal.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+
+class Tmux:
+    def __init__(self, workspace: Path) -> None:
+        self.name = f"ink-smoke-{uuid.uuid4().hex[:8]}"
+        env = " ".join(
+            f"{k}=" for k in ("INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "OPENAI_BASE_URL")
+        )
+        command = f"cd {workspace} && env {env} {sys.executable} -m ink_tui"
+        subprocess.run(
+            ["tmux", "new-session", "-d", "-s", self.name, "-x", "120", "-y", "40", command],
+            check=True,
+            env={**os.environ, "TERM": "xterm-256color"},
+        )
+
+    def screen(self) -> str:
+        done = subprocess.run(
+            ["tmux", "capture-pane", "-p", "-t", self.name],
+            capture_output=True,
+            text=True,
+        )
+        return done.stdout
+
+    def keys(self, *keys: str, literal: bool = False) -> None:
+        args = ["tmux", "send-keys", "-t", self.name]
+        if literal:
+            args.append("-l")
+        subprocess.run([*args, *keys], check=True)
+
+    def type(self, text: str) -> None:
+        self.keys(text, literal=True)
+
+    def wait_for(self, needle: str, within: float = 30.0) -> str:
+        deadline = time.monotonic() + within
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if needle in screen:
+                return screen
+            time.sleep(0.1)
+        raise AssertionError(f"{needle!r} never appeared; screen:\n{self.screen()}")
+
+    def alive(self) -> bool:
+        return subprocess.run(["tmux", "has-session", "-t", self.name]).returncode == 0
+
+    def close(self) -> None:
+        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+
+
+@pytest.fixture
+def tmux(workspace: Path) -> Iterator[Tmux]:
+    session = Tmux(workspace)
+    try:
+        yield session
+    finally:
+        session.close()
+
+
+def test_submit_steer_follow_up_and_interrupt_in_a_real_terminal(tmux: Tmux) -> None:
+    tmux.wait_for("demo model (offline)")
+
+    # Submit: the demo starts its tour with real tools.
+    tmux.type("tour the project")
+    tmux.keys("Enter")
+    tmux.wait_for("offline demo model")
+
+    # Steer while it works: Enter queues a steer that the next reply quotes.
+    tmux.wait_for("sleeps for 2 seconds")
+    tmux.type("mind the tests")
+    tmux.keys("Enter")
+    # Follow-up with Alt+Enter (tmux sends ESC CR).
+    tmux.type("list the docs")
+    tmux.keys("M-Enter")
+    screen = tmux.wait_for("Queued · 2", within=10)
+    queue = screen.split("Queued · 2")[1]
+    assert "steer" in queue and "mind the tests" in queue
+    assert "follow-up  list the docs" in queue
+    # Both enter the history labelled; the demo quotes each (a markdown quote: "▌").
+    tmux.wait_for("steer  mind the tests", within=30)
+    tmux.wait_for("▌ mind the tests", within=30)
+    tmux.wait_for("follow-up  list the docs", within=40)
+    tmux.wait_for("▌ list the docs", within=40)
+
+    # Interrupt: a queued entry comes back into the editor.
+    tmux.wait_for("idle", within=30)
+    tmux.type("another tour")
+    tmux.keys("Enter")
+    tmux.wait_for("running")
+    tmux.type("queued while running")
+    tmux.keys("Enter")
+    tmux.wait_for("Queued · 1", within=10)
+    tmux.keys("C-c")
+    screen = tmux.wait_for("Restored 1 queued input to the editor.", within=15)
+    tmux.wait_for("idle", within=15)
+    # The restored text is in the input box, not sent.
+    assert "queued while running" in tmux.screen().split("Restored 1 queued input")[-1]
+
+    # Quit: Ctrl+C clears the editor, then twice on an empty editor quits.
+    tmux.keys("C-c")
+    tmux.keys("C-c")
+    tmux.keys("C-c")
+    deadline = time.monotonic() + 10
+    while tmux.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not tmux.alive()

@@ -1,0 +1,277 @@
+"""The whole app under the Pilot, against the loopback scripted server."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from textual._xterm_parser import XTermParser
+
+from ink_tui.ui.keys import install_alt_enter
+from ink_tui.ui.widgets.queue_list import QueueList
+from ink_tui.ui.widgets.queue_row import EntryEditor, EntryText
+from ink_tui.ui.widgets.transcript import Transcript
+from tests.run_helpers import user_texts
+from tests.scripted_server import (
+    Gate,
+    ScriptedServer,
+    error_reply,
+    text_reply,
+    tool_reply,
+)
+from tests.ui_helpers import make_app, type_text, wait_gate, wait_until
+
+SIZE = (100, 32)
+
+
+def transcript_text(app) -> str:
+    return app.query_one(Transcript).plain_text()
+
+
+async def submit(pilot, text: str, key: str = "enter") -> None:
+    await type_text(pilot, text)
+    await pilot.press(key)
+    await pilot.pause()
+
+
+async def test_streaming_text_appears_before_the_answer_ends(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    gate = Gate()
+    server.push(text_reply("First words arrive. Then the rest.", pieces=2, gate=gate))
+    app, events = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "hello")
+        await wait_gate(gate)
+        await wait_until(pilot, lambda: "First words" in transcript_text(app), what="first delta")
+        assert not events.of("message_end")
+        gate.open()
+        await wait_until(pilot, lambda: "Then the rest." in transcript_text(app))
+        await app.controller.wait_idle()
+
+
+async def test_enter_while_a_tool_runs_reaches_the_next_request_as_a_steer(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    server.push(
+        tool_reply([("bash", {"command": "sleep 0.6; echo slept"})]),
+        text_reply("Steered."),
+    )
+    app, events = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "run it")
+        await events.wait_for(lambda e: e.type == "tool_start")
+        await submit(pilot, "use python instead")
+        assert [e.text for e in app.controller.queue.entries] == ["use python instead"]
+        await app.controller.wait_idle()
+        assert server.requests[1]["messages"][-1] == {
+            "role": "user",
+            "content": "use python instead",
+        }
+        assert server.requests[1]["messages"][-2]["role"] == "tool"
+        assert "steer" in transcript_text(app)
+
+
+@pytest.mark.parametrize("form", ["kitty", "esc-cr"])
+async def test_alt_enter_queues_a_follow_up(
+    server: ScriptedServer, workspace: Path, form: str
+) -> None:
+    gate = Gate()
+    server.push(
+        tool_reply([("ls", {})], gate=gate),
+        text_reply("Listed."),
+        text_reply("Followed up."),
+    )
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "look")
+        await wait_gate(gate)
+        await type_text(pilot, "then summarise")
+        if form == "kitty":
+            await pilot.press("alt+enter")
+        else:
+            install_alt_enter()
+            for event in XTermParser().feed("\x1b\r"):
+                app.post_message(event)
+        await wait_until(pilot, lambda: len(app.controller.queue) == 1, what="queued entry")
+        assert app.controller.queue.entries[0].mode == "follow_up"
+        gate.open()
+        await app.controller.wait_idle()
+        assert "then summarise" not in user_texts(server.requests[1])
+        assert user_texts(server.requests[2])[-1] == "then summarise"
+
+
+async def _queue_three(pilot, app, server: ScriptedServer, gate: Gate) -> None:
+    await submit(pilot, "start")
+    await wait_gate(gate)
+    await submit(pilot, "first steer")
+    await submit(pilot, "second steer")
+    await submit(pilot, "third as follow-up", "alt+enter")
+    await wait_until(pilot, lambda: len(app.controller.queue) == 3)
+
+
+def row_widgets(app):
+    return list(app.query_one(QueueList).query("QueueRow"))
+
+
+async def test_mouse_on_the_queue_changes_what_the_model_receives(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    gate = Gate()
+    server.push(text_reply("working", gate=gate), text_reply("one"), text_reply("two"))
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await _queue_three(pilot, app, server, gate)
+        rows = row_widgets(app)
+        # Delete the first steer, switch the second to a follow-up, edit it.
+        await pilot.click(rows[0].query_one(".delete"))
+        await wait_until(pilot, lambda: len(app.controller.queue) == 2)
+        rows = row_widgets(app)
+        await pilot.click(rows[0].query_one(".badge"))
+        await wait_until(pilot, lambda: app.controller.queue.entries[0].mode == "follow_up")
+        await pilot.click(rows[0].query_one(EntryText))
+        await pilot.pause()
+        editor = app.focused
+        assert isinstance(editor, EntryEditor)
+        editor.text = "second, edited"
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.controller.queue.entries[0].text == "second, edited")
+        # Move it below the other follow-up.
+        rows = row_widgets(app)
+        await pilot.click(rows[0].query_one(".down"))
+        await wait_until(
+            pilot,
+            lambda: (
+                [e.text for e in app.controller.queue.entries]
+                == ["third as follow-up", "second, edited"]
+            ),
+        )
+        gate.open()
+        await app.controller.wait_idle()
+        assert user_texts(server.requests[1])[-1] == "third as follow-up"
+        assert user_texts(server.requests[2])[-1] == "second, edited"
+        assert not any("first steer" in t for r in server.requests for t in user_texts(r))
+
+
+async def test_alt_up_pulls_the_queue_into_the_editor(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    gate = Gate()
+    server.push(text_reply("working", gate=gate))
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await _queue_three(pilot, app, server, gate)
+        await type_text(pilot, "my draft")
+        await pilot.press("alt+up")
+        await wait_until(pilot, lambda: len(app.controller.queue) == 0)
+        assert app.prompt.text == ("first steer\n\nsecond steer\n\nthird as follow-up\n\nmy draft")
+        assert app.controller.state == "running"
+        gate.open()
+        await app.controller.wait_idle()
+        assert len(server.requests) == 1
+
+
+async def test_ctrl_c_during_a_tool_kills_it_and_restores_the_queue(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    pid_file = workspace / "pid"
+    command = f"echo $$ > {pid_file}; (sleep 30) & sleep 30"
+    server.push(tool_reply([("bash", {"command": command})]))
+    app, events = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "run")
+        await wait_until(pilot, lambda: pid_file.exists() and pid_file.read_text().strip() != "")
+        await submit(pilot, "steer one")
+        await submit(pilot, "follow one", "alt+enter")
+        await pilot.press("ctrl+c")
+        await app.controller.wait_idle()
+        await pilot.pause()
+        from ink_tui.tools.process_group import group_alive
+
+        assert not group_alive(int(pid_file.read_text()))
+        assert app.prompt.text == "steer one\n\nfollow one"
+        assert "Restored 2 queued inputs to the editor." in transcript_text(app)
+        assert events.of("run_end")[-1].stop_reason == "aborted"
+
+
+async def test_failed_request_shows_the_error_and_restores_the_queue(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    gate = Gate()
+    server.push(
+        tool_reply([("ls", {})], gate=gate), error_reply(400, "model overloaded: try later")
+    )
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        await wait_gate(gate)
+        # A follow-up stays queued past the tool batch, so the failure finds it there.
+        await submit(pilot, "queued follow-up", "alt+enter")
+        gate.open()
+        await app.controller.wait_idle()
+        await pilot.pause()
+        assert "model overloaded: try later" in transcript_text(app)
+        assert app.prompt.text == "queued follow-up"
+        assert "Restored 1 queued input to the editor." in transcript_text(app)
+
+
+async def test_double_ctrl_c_while_running_exits_130(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    server.push(tool_reply([("bash", {"command": "trap '' TERM; sleep 20"})]))
+    app, events = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        await events.wait_for(lambda e: e.type == "tool_start")
+        await asyncio.sleep(0.2)
+        await pilot.press("ctrl+c")
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 130
+
+
+async def test_idle_ctrl_c_clears_then_warns_then_quits(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_text(pilot, "some draft")
+        await pilot.press("ctrl+c")
+        assert app.prompt.text == ""
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_folds_expand_and_collapse_one_by_one_and_all_at_once(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    for index in range(12):
+        (workspace / f"file{index:02}.txt").write_text("x\n")
+    server.push(
+        tool_reply([("ls", {}), ("find", {"pattern": "*.txt"})]),
+        text_reply("done"),
+    )
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "list")
+        await app.controller.wait_idle()
+        await pilot.pause()
+        blocks = list(app.query("ToolBlock"))
+        assert len(blocks) == 2
+        assert all(not b.expanded for b in blocks)
+        assert "more lines" in transcript_text(app)
+        await pilot.click(blocks[0])
+        await pilot.pause()
+        assert blocks[0].expanded and not blocks[1].expanded
+        await pilot.press("ctrl+o")
+        assert all(b.expanded for b in blocks)
+        await pilot.press("ctrl+o")
+        assert all(not b.expanded for b in blocks)
+        blocks[1].focus()
+        await pilot.press("enter")
+        assert blocks[1].expanded

@@ -1,0 +1,73 @@
+"""Helpers for driving the full app with the Pilot against the loopback server."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from textual.pilot import Pilot
+
+from ink_tui.control.bus import EventBus
+from ink_tui.control.controller import RunController
+from ink_tui.control.run_settings import RunSettings
+from ink_tui.core.tool_api import Tool
+from ink_tui.providers.openai_compat import OpenAICompatProvider
+from ink_tui.tools import default_tools
+from ink_tui.ui.app import InkApp
+from tests.run_helpers import Recorder
+from tests.scripted_server import Gate, ScriptedServer
+
+
+def make_app(
+    server: ScriptedServer,
+    workspace: Path,
+    *,
+    tools: Sequence[Tool] | None = None,
+    settings: RunSettings | None = None,
+) -> tuple[InkApp, Recorder]:
+    recorder = Recorder()
+
+    def make_controller(bus: EventBus) -> RunController:
+        bus.subscribe(recorder)
+        provider = OpenAICompatProvider(
+            server.base_url, "scripted-model", None, base_delay=0.01, max_delay=0.05
+        )
+        return RunController(
+            provider=provider,
+            tools=default_tools() if tools is None else tools,
+            workspace=workspace,
+            system_prompt="You are a test.",
+            settings=settings,
+            bus=bus,
+        )
+
+    app = InkApp(
+        make_controller,
+        model_label="scripted-model @ loopback",
+        is_demo=False,
+        workspace=workspace,
+    )
+    return app, recorder
+
+
+async def wait_until(
+    pilot: Pilot, predicate: Callable[[], bool], within: float = 10.0, what: str = ""
+) -> None:
+    deadline = time.monotonic() + within
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what or predicate}")
+        await pilot.pause(0.02)
+
+
+async def wait_gate(gate: Gate) -> None:
+    assert await asyncio.to_thread(gate.reached.wait, 10), "the server never reached the gate"
+
+
+async def type_text(pilot: Pilot, text: str) -> None:
+    app = pilot.app
+    assert isinstance(app, InkApp)
+    app.prompt.insert(text)
+    await pilot.pause()
