@@ -139,7 +139,7 @@ def error_reply(status: int, message: str, headers: dict[str, str] | None = None
 
 
 class ScriptedServer:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.disconnects: list[int] = []  # indexes of requests whose client hung up
@@ -185,7 +185,7 @@ class ScriptedServer:
                     )
                 server._serve(self, reply, index)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._httpd.daemon_threads = True
         # A short poll interval so close() (which waits for the next poll) takes
         # milliseconds, not the default half second, per test.

@@ -30,6 +30,7 @@ from ink_tui.ui.widgets.hint_row import HintRow
 from ink_tui.ui.widgets.prompt_input import PromptInput
 from ink_tui.ui.widgets.queue_list import QueueList
 from ink_tui.ui.widgets.status_bar import StatusBar
+from ink_tui.ui.widgets.too_small import TooSmall, too_small
 from ink_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -82,16 +83,35 @@ class InkApp(App[int]):
         yield StatusBar(
             self.bus, model_label=self.model_label, is_demo=self.is_demo, workspace=self.workspace
         )
+        yield TooSmall()
 
     def on_mount(self) -> None:
-        self.bus.subscribe(self._on_event)
-        self.prompt.placeholder = (
-            "Ask the demo model anything (offline; set --base-url/--api-key for a real model)"
-            if self.is_demo
-            else "Ask anything · Enter to send"
-        )
+        self._unsubscribe = self.bus.subscribe(self._on_event)
+        self._set_placeholder("idle")
         self.prompt.focus()
+        self._check_size()
         self.call_after_refresh(self._start_controller)
+
+    def on_resize(self) -> None:
+        self._check_size()
+
+    def _check_size(self) -> None:
+        width, height = self.size
+        small = too_small(width, height)
+        self.screen.set_class(small, "-too-small")
+        if small:
+            self.query_one(TooSmall).show_size(width, height)
+
+    def _set_placeholder(self, state: str) -> None:
+        if state == "running":
+            text = "Type to steer (Enter) or queue a follow-up (Alt+Enter)"
+        elif self.is_demo:
+            text = (
+                "Ask the demo model anything (offline; set --base-url/--api-key for a real model)"
+            )
+        else:
+            text = "Ask anything · Enter to send"
+        self.prompt.placeholder = text
 
     def _start_controller(self) -> None:
         self.controller = self._make_controller(self.bus)
@@ -101,6 +121,8 @@ class InkApp(App[int]):
         self._early.clear()
 
     async def on_unmount(self) -> None:
+        # Settling runs publish after the widgets are gone; the app no longer listens.
+        self._unsubscribe()
         if self.controller is not None:
             await self.controller.aclose()
 
@@ -114,8 +136,11 @@ class InkApp(App[int]):
         if isinstance(event, InputRestored):
             self.prompt.restore(event.text)
             self.prompt.focus()
-        elif isinstance(event, StateChange) and event.state == "exited":
-            self.exit(return_code=event.exit_code or 0)
+        elif isinstance(event, StateChange):
+            if event.state == "exited":
+                self.exit(return_code=event.exit_code or 0)
+            else:
+                self._set_placeholder(event.state)
 
     # -- input ----------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import time
 
 _frozen: float | None = None
+_zero_durations = False
 
 SPINNER_FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 
@@ -17,10 +18,14 @@ def now() -> float:
     return _frozen if _frozen is not None else time.monotonic()
 
 
-def freeze(at: float | None) -> None:
-    """Freeze the clock at `at` seconds (None: run freely again)."""
-    global _frozen
+def freeze(at: float | None, *, zero_durations: bool = False) -> None:
+    """Freeze the clock at `at` seconds (None: run freely again).
+
+    `zero_durations` also shows every measured duration as zero (see `shown_duration`).
+    """
+    global _frozen, _zero_durations
     _frozen = at
+    _zero_durations = zero_durations and at is not None
 
 
 def is_frozen() -> bool:
@@ -43,3 +48,12 @@ def format_elapsed(seconds: float) -> str:
         return f"{minutes}m{secs:02d}s"
     hours, minutes = divmod(minutes, 60)
     return f"{hours}h{minutes:02d}m"
+
+
+def shown_duration(measured: float) -> float:
+    """A duration measured elsewhere (the core's clock), as the screen shows it.
+
+    Pictures freeze the clock with `zero_durations`, so they do not depend on how fast
+    the machine ran the tools.
+    """
+    return 0.0 if _zero_durations else measured

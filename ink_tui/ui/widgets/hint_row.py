@@ -64,8 +64,11 @@ class HintRow(Static):
     def _on_event(self, event: Event) -> None:
         if isinstance(event, StateChange) and event.state != self._state:
             self._state = event.state
-            if self._flash_timer is None:
-                self._paint()
+            # A flash belongs to the state it was shown in ("Interrupting…").
+            if self._flash_timer is not None:
+                self._flash_timer.stop()
+                self._flash_timer = None
+            self._paint()
 
     def flash(self, message: str, seconds: float = 2.0) -> None:
         """Show `message` instead of the hints for a moment (e.g. 'Ctrl+C again to quit')."""

@@ -164,10 +164,10 @@ class ToolBlock(Widget, can_focus=True):
             elapsed = clock.now() - self.started
         elif self.state == "done":
             text.append("✓ ", style="bold green")
-            elapsed = self.duration_s or 0.0
+            elapsed = clock.shown_duration(self.duration_s or 0.0)
         else:
             text.append("✗ ", style="bold red")
-            elapsed = self.duration_s or 0.0
+            elapsed = clock.shown_duration(self.duration_s or 0.0)
         text.append(self.label, style="bold")
         text.append(f"  {clock.format_elapsed(elapsed)}", style="dim")
         return text

@@ -1,0 +1,282 @@
+"""Every screen state worth a picture, reached by driving the real app.
+
+Used twice: by the SVG snapshot tests (`test_snapshots.py`) and by
+`python -m tests.make_screenshots`, which writes the pictures in `assets/` that
+`screens.md` and the README show. Each scene runs against the loopback scripted server
+with the UI clock frozen, so the same scene always draws the same picture.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from ink_tui.core.tool_api import ToolContext, ToolResult
+from ink_tui.tools import default_tools
+from ink_tui.tools.read import ReadTool
+from ink_tui.ui.app import InkApp
+from ink_tui.ui.widgets.queue_row import EntryEditor, EntryText, QueueRow
+from tests.scripted_server import (
+    Gate,
+    ScriptedServer,
+    error_reply,
+    text_reply,
+    tool_reply,
+)
+from tests.ui_helpers import make_app, type_text, wait_gate, wait_until
+
+WORKSPACE = Path("/tmp/acme-shop")
+
+ANSWER = """## What this project does
+
+**acme-shop** is a small order service:
+
+- `src/shop/cart.py` holds the cart and its `total()`
+- `tests/` covers the cart with pytest
+
+The total is computed like this:
+
+```python
+def total(items: list[Item]) -> Decimal:
+    return sum((i.price * i.qty for i in items), Decimal(0))
+```
+
+Run the tests with `pytest -q`.
+"""
+
+
+def make_workspace() -> Path:
+    shutil.rmtree(WORKSPACE, ignore_errors=True)
+    (WORKSPACE / "src" / "shop").mkdir(parents=True)
+    (WORKSPACE / "tests").mkdir()
+    (WORKSPACE / "README.md").write_text("# acme-shop\n\nA small order service.\n")
+    (WORKSPACE / "pyproject.toml").write_text('[project]\nname = "acme-shop"\n')
+    cart = "\n".join(
+        [
+            "from decimal import Decimal",
+            "",
+            "",
+            "def total(items):",
+            "    return sum((i.price * i.qty for i in items), Decimal(0))",
+            "",
+            "",
+            "def add(cart, item):",
+            "    cart.append(item)",
+            "    return cart",
+            "",
+        ]
+    )
+    (WORKSPACE / "src" / "shop" / "cart.py").write_text(cart)
+    (WORKSPACE / "src" / "shop" / "__init__.py").write_text("")
+    (WORKSPACE / "tests" / "test_cart.py").write_text("def test_total():\n    assert True\n")
+    return WORKSPACE
+
+
+class GatedRead(ReadTool):
+    """The real read tool, held until the scene has taken its picture."""
+
+    def __init__(self, release: asyncio.Event) -> None:
+        super().__init__()
+        self.release = release
+
+    async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        await self.release.wait()
+        return await super().execute(args, ctx)
+
+
+async def submit(pilot: Pilot, text: str, key: str = "enter") -> None:
+    await type_text(pilot, text)
+    await pilot.press(key)
+    await pilot.pause()
+
+
+def app_of(pilot: Pilot) -> InkApp:
+    assert isinstance(pilot.app, InkApp)
+    return pilot.app
+
+
+async def settle(pilot: Pilot) -> None:
+    app = app_of(pilot)
+    assert app.controller is not None
+    await app.controller.wait_idle()
+    await pilot.pause(0.1)
+
+
+async def queue_three(pilot: Pilot) -> None:
+    await submit(pilot, "keep the public API of cart.py unchanged")
+    await submit(pilot, "then add a changelog entry", "alt+enter")
+    await submit(pilot, "!pytest -q")
+    app = app_of(pilot)
+    assert app.controller is not None
+    await wait_until(pilot, lambda: len(app.controller.queue) == 3)  # type: ignore[union-attr]
+    await pilot.pause(0.1)
+
+
+@dataclass
+class Scene:
+    name: str
+    title: str
+    size: tuple[int, int]
+    script: Callable[[ScriptedServer], list[Any]]
+    run: Callable[[Pilot, list[Any]], Awaitable[None]]
+    tools: Callable[[list[Any]], list[Any]] | None = None
+
+
+# -- the scenes ------------------------------------------------------------------------
+
+
+def _idle_script(server: ScriptedServer) -> list[Any]:
+    server.push(
+        tool_reply([("read", {"path": "README.md"}), ("ls", {"path": "src/shop"})]),
+        text_reply(ANSWER, pieces=6),
+    )
+    return []
+
+
+async def _idle(pilot: Pilot, _: list[Any]) -> None:
+    await submit(pilot, "what does this project do?")
+    await settle(pilot)
+
+
+def _streaming_script(server: ScriptedServer) -> list[Any]:
+    gate = Gate()
+    cut = ANSWER.index("```python") + 60
+    server.push(
+        tool_reply([("read", {"path": "src/shop/cart.py"})]),
+        text_reply(ANSWER[:cut], pieces=1, gate=gate),
+    )
+    return [gate]
+
+
+async def _streaming(pilot: Pilot, held: list[Any]) -> None:
+    await submit(pilot, "what does this project do?")
+    await wait_gate(held[0])
+    await pilot.pause(0.2)
+
+
+def _parallel_script(server: ScriptedServer) -> list[Any]:
+    files = [
+        "README.md",
+        "pyproject.toml",
+        "src/shop/cart.py",
+        "src/shop/__init__.py",
+        "tests/test_cart.py",
+        "README.md",
+    ]
+    server.push(tool_reply([("read", {"path": f}) for f in files], text="Reading them together."))
+    return [asyncio.Event()]
+
+
+async def _parallel(pilot: Pilot, held: list[Any]) -> None:
+    await submit(pilot, "read everything")
+    await wait_until(pilot, lambda: len(pilot.app.query("ToolBlock")) == 6)
+    await pilot.pause(0.2)
+
+
+def _gated_tools(held: list[Any]) -> list[Any]:
+    tools = [t for t in default_tools() if t.name != "read"]
+    return [GatedRead(held[0]), *tools]
+
+
+def _queue_script(server: ScriptedServer) -> list[Any]:
+    gate = Gate()
+    server.push(text_reply(ANSWER, pieces=3, gate=gate))
+    return [gate]
+
+
+async def _queue(pilot: Pilot, held: list[Any]) -> None:
+    await submit(pilot, "explain the cart")
+    await wait_gate(held[0])
+    await queue_three(pilot)
+
+
+async def _editing(pilot: Pilot, held: list[Any]) -> None:
+    await _queue(pilot, held)
+    row = list(pilot.app.query(QueueRow))[1]
+    await pilot.click(row.query_one(EntryText))
+    await pilot.pause()
+    editor = pilot.app.focused
+    assert isinstance(editor, EntryEditor)
+    editor.text = "then add a changelog entry and bump the version"
+    editor.move_cursor(editor.document.end)
+    await pilot.pause(0.1)
+
+
+async def _interrupted(pilot: Pilot, held: list[Any]) -> None:
+    await _queue(pilot, held)
+    await type_text(pilot, "my unsent draft")
+    await pilot.press("ctrl+c")
+    await settle(pilot)
+
+
+def _error_script(server: ScriptedServer) -> list[Any]:
+    gate = Gate()
+    server.push(
+        tool_reply([("ls", {})], gate=gate),
+        *[error_reply(503, "upstream model is overloaded, try again later")] * 3,
+    )
+    return [gate]
+
+
+async def _error(pilot: Pilot, held: list[Any]) -> None:
+    await submit(pilot, "tidy up the cart module")
+    await wait_gate(held[0])
+    await submit(pilot, "then run the tests", "alt+enter")
+    held[0].open()
+    await settle(pilot)
+
+
+def _too_small_script(server: ScriptedServer) -> list[Any]:
+    return []
+
+
+async def _too_small(pilot: Pilot, _: list[Any]) -> None:
+    await pilot.pause(0.1)
+
+
+SCENES = [
+    Scene("idle", "Idle, after an answer", (100, 32), _idle_script, _idle),
+    Scene("streaming", "Streaming an answer", (100, 32), _streaming_script, _streaming),
+    Scene(
+        "parallel-tools",
+        "Tools running in parallel (five at a time)",
+        (100, 32),
+        _parallel_script,
+        _parallel,
+        _gated_tools,
+    ),
+    Scene("queue", "Queue with entries", (100, 32), _queue_script, _queue),
+    Scene("editing-entry", "Editing a queued entry", (100, 32), _queue_script, _editing),
+    Scene("interrupted", "After an interrupt", (100, 32), _queue_script, _interrupted),
+    Scene("error", "After an error", (100, 32), _error_script, _error),
+    Scene("narrow", "Narrow terminal (80x24)", (80, 24), _queue_script, _queue),
+    Scene("too-small", "A terminal too small", (40, 10), _too_small_script, _too_small),
+]
+
+
+# Error messages name the server's address, so pictures need the same port every time.
+SCENE_PORT = 47613
+
+
+def scene_server() -> ScriptedServer:
+    return ScriptedServer(port=SCENE_PORT)
+
+
+def build(scene: Scene, server: ScriptedServer) -> tuple[InkApp, Callable[[Pilot], Any]]:
+    """The app for `scene`, and the callable that drives it to the state to picture."""
+    workspace = make_workspace()
+    held = scene.script(server)
+    tools = scene.tools(held) if scene.tools else None
+    app, _ = make_app(server, workspace, tools=tools)
+
+    async def run_before(pilot: Pilot) -> None:
+        await pilot.pause(0.1)
+        await scene.run(pilot, held)
+
+    return app, run_before

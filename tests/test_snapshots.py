@@ -1,0 +1,41 @@
+"""SVG snapshots of every screen state, so a change in what users see shows in review.
+
+Update after an intended change with `pytest tests/test_snapshots.py --snapshot-update`
+and look at the pictures (`python -m tests.make_screenshots` refreshes `assets/`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from ink_tui.ui import clock
+from tests.screen_states import SCENES, Scene, build, scene_server
+from tests.scripted_server import ScriptedServer
+
+
+@pytest.fixture
+def frozen_clock() -> Iterator[None]:
+    clock.freeze(1000.0, zero_durations=True)
+    try:
+        yield
+    finally:
+        clock.freeze(None)
+
+
+@pytest.fixture
+def fixed_port_server() -> Iterator[ScriptedServer]:
+    server = scene_server()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+@pytest.mark.parametrize("scene", SCENES, ids=[s.name for s in SCENES])
+def test_screen(
+    scene: Scene, snap_compare, frozen_clock: None, fixed_port_server: ScriptedServer
+) -> None:
+    app, run_before = build(scene, fixed_port_server)
+    assert snap_compare(app, terminal_size=scene.size, run_before=run_before)
