@@ -257,3 +257,68 @@ async def test_idle_shell_line_runs_locally(server: ScriptedServer, workspace: P
     end = events.of("tool_end")[0]
     assert "README.md" in end.result.content
     assert controller.history == []
+
+
+async def _abort_with_queue(server: ScriptedServer, workspace: Path, policy: str):
+    gate = Gate()
+    server.push(text_reply("working", gate=gate))
+    settings = RunSettings(interrupt_queue=policy)  # type: ignore[arg-type]
+    controller, events = make_controller(server, workspace, settings=settings)
+    controller.submit("go")
+    await hold(gate)
+    controller.submit("kept one")
+    controller.submit("kept two", "follow_up")
+    controller.interrupt()
+    await controller.wait_idle()
+    return controller, events
+
+
+async def test_interrupt_queue_keep_leaves_it_paused_until_resumed(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    controller, events = await _abort_with_queue(server, workspace, "keep")
+    assert [e.text for e in controller.queue.entries] == ["kept one", "kept two"]
+    assert controller.queue_paused and events.of("queue_update")[-1].paused
+    assert not events.of("input_restored")
+    assert any(n.kind == "paused" for n in events.of("notice"))
+    assert len(server.requests) == 1
+
+    server.push(text_reply("one"), text_reply("two"))
+    assert controller.resume_queue()
+    await controller.wait_idle()
+    assert not controller.queue_paused
+    assert user_texts(server.requests[1])[-1] == "kept one"
+    assert user_texts(server.requests[2])[-1] == "kept two"
+
+
+async def test_interrupt_queue_keep_resumes_after_the_next_submitted_line(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    controller, _ = await _abort_with_queue(server, workspace, "keep")
+    server.push(text_reply("new"), text_reply("two"))
+    controller.submit("something new")
+    await controller.wait_idle()
+    # Unpaused, the queue works as usual: the kept steer joins the new run's first
+    # request, the kept follow-up comes when that answer ends.
+    assert user_texts(server.requests[1])[-2:] == ["something new", "kept one"]
+    assert user_texts(server.requests[2])[-1] == "kept two"
+    assert not controller.queue_paused
+
+
+async def test_interrupt_queue_send_runs_the_queue_next(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    gate = Gate()
+    server.push(text_reply("working", gate=gate), text_reply("one"), text_reply("two"))
+    settings = RunSettings(interrupt_queue="send")
+    controller, events = make_controller(server, workspace, settings=settings)
+    controller.submit("go")
+    await hold(gate)
+    controller.submit("sent one")
+    controller.submit("sent two", "follow_up")
+    controller.interrupt()
+    await controller.wait_idle()
+    # The first entry starts a run; the follow-up joins it when its answer ends.
+    assert [e.stop_reason for e in events.of("run_end")] == ["aborted", "completed"]
+    assert [user_texts(r)[-1] for r in server.requests[1:]] == ["sent one", "sent two"]
+    assert not events.of("input_restored")

@@ -8,8 +8,10 @@ the current run and the conversation history, and publishes everything on the bu
 - `interrupt()`: running, the first aborts and the state stays `running` until the run
   has settled; a second before it settles exits with status 130.
 - Settling: a completed run (or `max_iterations`) runs what is still queued, in order;
-  an aborted or failed run runs nothing more, and every queued entry goes back to the
-  editor (`InputRestored`) with a notice saying how many.
+  a failed run runs nothing more, and every queued entry goes back to the editor
+  (`InputRestored`) with a notice saying how many. An aborted run does the same by
+  default; `interrupt_queue` may instead keep the queue, paused until `resume_queue()`
+  or the next submitted line, or send it on as if the run had completed.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ class RunController:
         self.state: RunState = "idle"
         self.interrupts = 0
         self.exit_code: int | None = None
+        # The queue is held after an interrupt (interrupt_queue = "keep").
+        self.queue_paused = False
         self.spawn = spawn
         # Run synchronously by `exit()` before front ends are told: e.g. killing the
         # process groups of commands still running, since exiting does not wait for them.
@@ -101,6 +105,21 @@ class RunController:
         if self.state == "running":
             self.queue.add(text, mode)
             return
+        self._start(text)
+
+    def resume_queue(self) -> bool:
+        """Run what an interrupt left queued (interrupt_queue = "keep"); False if nothing."""
+        if self.state != "idle":
+            return False
+        entry = self.queue.take_first()
+        if entry is None:
+            self._set_paused(False)
+            return False
+        self._start(entry.text)
+        return True
+
+    def _start(self, text: str) -> None:
+        self._set_paused(False)
         self._set_state("running")
         self._idle.clear()
         coro = self._drive(text)
@@ -265,8 +284,7 @@ class RunController:
             )
         )
         if result.stop_reason == "aborted":
-            self._restore_queue("Restored {n} queued {inputs} to the editor.")
-            return "aborted"
+            return self._settle_abort()
         if result.stop_reason == "max_iterations":
             self._emit(
                 Notice(
@@ -279,6 +297,31 @@ class RunController:
                 )
             )
         return "completed"
+
+    def _settle_abort(self) -> Outcome:
+        policy = self.settings.interrupt_queue
+        if policy == "send":
+            return "completed"
+        if policy == "keep" and len(self.queue):
+            self._set_paused(True)
+            count = len(self.queue)
+            self._emit(
+                Notice(
+                    text=(
+                        f"Kept {count} queued {'input' if count == 1 else 'inputs'}, paused. "
+                        "Press Enter on an empty input to run them, or send a new message."
+                    ),
+                    kind="paused",
+                )
+            )
+            return "aborted"
+        self._restore_queue("Restored {n} queued {inputs} to the editor.")
+        return "aborted"
+
+    def _set_paused(self, paused: bool) -> None:
+        if paused != self.queue_paused:
+            self.queue_paused = paused
+            self._publish_queue(self.queue.entries)
 
     def _settle_failure(self, error: Exception, started: float) -> Outcome:
         message = describe_error(error)
@@ -316,4 +359,4 @@ class RunController:
 
     def _publish_queue(self, entries: list[QueueEntry]) -> None:
         views = [QueueEntryView(id=e.id, text=e.text, mode=e.mode, shell=e.shell) for e in entries]
-        self._emit(QueueUpdate(entries=views))
+        self._emit(QueueUpdate(entries=views, paused=self.queue_paused))

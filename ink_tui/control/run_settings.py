@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ink_tui.control.input_queue import TakeMode
 from ink_tui.core.loop import LoopConfig
@@ -15,5 +16,8 @@ class RunSettings:
     steering_mode: TakeMode = "all"
     # Follow-ups: one at a time by default, each answered before the next goes in.
     follow_up_mode: TakeMode = "one-at-a-time"
+    # What an interrupt does with queued input: put it back into the editor (restore),
+    # leave it queued but paused until the user resumes it (keep), or run it next (send).
+    interrupt_queue: Literal["restore", "keep", "send"] = "restore"
     loop: LoopConfig = field(default_factory=LoopConfig)
     limits: ToolLimits = field(default_factory=ToolLimits)

@@ -126,6 +126,8 @@ class QueueEntryView:
 class QueueUpdate(Event):
     type: ClassVar[str] = "queue_update"
     entries: list[QueueEntryView]
+    # Held after an interrupt (interrupt_queue = "keep") until the user resumes it.
+    paused: bool = False
 
 
 RunState = Literal["idle", "running", "exited"]
