@@ -1,0 +1,200 @@
+"""What may be configured: every key, its type, default, documentation and checks.
+
+One table drives the file parser, the environment and flag readers and `ink config`, so a
+key added here is validated, layered and reported everywhere without further code.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+ValueType = Literal["string", "integer", "number", "choice", "string-list"]
+
+TAKE_MODES = ("all", "one-at-a-time")
+INTERRUPT_QUEUE_MODES = ("restore", "keep", "send")
+
+
+@dataclass(frozen=True, slots=True)
+class KeySpec:
+    """One setting. `name` is dotted for keys inside a table: "tools.max_lines"."""
+
+    name: str
+    type: ValueType
+    default: object
+    doc: str
+    choices: tuple[str, ...] = ()
+    # Integers: the smallest allowed value. Numbers: values must be strictly greater.
+    minimum: float | None = None
+    env: str | None = None
+    # The key of the flags dict that sets it; shown to users as "--max-iterations".
+    flag: str | None = None
+
+    @property
+    def table(self) -> str:
+        return self.name.rpartition(".")[0]
+
+    @property
+    def leaf(self) -> str:
+        return self.name.rpartition(".")[2]
+
+    def describe(self) -> str:
+        """What a valid value looks like, for error messages."""
+        if self.type == "choice":
+            return "one of " + ", ".join(repr(choice) for choice in self.choices)
+        if self.type == "integer":
+            return "an integer" + ("" if self.minimum is None else f" >= {self.minimum:g}")
+        if self.type == "number":
+            return "a number" + ("" if self.minimum is None else f" > {self.minimum:g}")
+        if self.type == "string-list":
+            return "a list of strings"
+        return "a string"
+
+
+SETTINGS: tuple[KeySpec, ...] = (
+    KeySpec("provider", "string", None, "provider used when default_model has no '<provider>/'"),
+    KeySpec("default_model", "string", None, "'<provider>/<model>', or '<model>' with provider"),
+    KeySpec(
+        "steering_mode",
+        "choice",
+        "all",
+        "queued steering messages sent at once: all, or one at a time",
+        choices=TAKE_MODES,
+        env="INK_STEERING_MODE",
+        flag="steering_mode",
+    ),
+    KeySpec(
+        "follow_up_mode",
+        "choice",
+        "one-at-a-time",
+        "queued follow-ups sent at once: all, or one at a time",
+        choices=TAKE_MODES,
+        env="INK_FOLLOW_UP_MODE",
+        flag="follow_up_mode",
+    ),
+    KeySpec(
+        "interrupt_queue",
+        "choice",
+        "restore",
+        "what an interrupt does with queued input: restore to editor, keep paused, send",
+        choices=INTERRUPT_QUEUE_MODES,
+    ),
+    KeySpec(
+        "max_iterations",
+        "integer",
+        100,
+        "rounds of tool calls per run",
+        minimum=1,
+        env="INK_MAX_ITERATIONS",
+        flag="max_iterations",
+    ),
+    KeySpec(
+        "abort_grace_s",
+        "number",
+        10.0,
+        "seconds a tool may take to stop after an interrupt",
+        minimum=0,
+    ),
+    KeySpec("theme", "string", "textual-dark", "Textual theme name"),
+    KeySpec("tools.max_lines", "integer", 2000, "lines of tool output kept", minimum=1),
+    KeySpec("tools.max_bytes", "integer", 50 * 1024, "bytes of tool output kept", minimum=1),
+    KeySpec("tools.max_entries", "integer", 500, "entries listed by ls/grep/find", minimum=1),
+)
+SETTINGS_BY_NAME = {spec.name: spec for spec in SETTINGS}
+
+# Fields of a `[providers.<name>]` table.
+PROVIDER_FIELDS: tuple[KeySpec, ...] = (
+    KeySpec("base_url", "string", None, "OpenAI-compatible API base URL"),
+    KeySpec("api_key_env", "string", None, "name of the environment variable holding the key"),
+    KeySpec("api_key_file", "string", None, "file holding the key (must be chmod 600)"),
+    KeySpec("models", "string-list", (), "model names offered by /model"),
+)
+PROVIDER_FIELDS_BY_NAME = {spec.name: spec for spec in PROVIDER_FIELDS}
+
+# `[keys]`: action -> (default key, what it does). Defaults mirror the app's bindings.
+KEY_ACTIONS: dict[str, tuple[str, str]] = {
+    "interrupt": ("ctrl+c", "stop the run"),
+    "follow_up": ("alt+enter", "queue the input as a follow-up"),
+    "newline": ("shift+enter,ctrl+j", "insert a new line in the input"),
+    "toggle_thinking": ("ctrl+t", "show or hide thinking"),
+    "toggle_folds": ("ctrl+o", "fold or unfold tool output"),
+    "focus_queue": ("ctrl+q", "move focus to the queue"),
+    "pull_queue": ("alt+up", "pull queued input back into the editor"),
+}
+
+# Flags that choose the model; they have no key of their own in the files.
+MODEL_FLAGS = ("base_url", "model", "api_key")
+FLAG_NAMES = (*MODEL_FLAGS, *(spec.flag for spec in SETTINGS if spec.flag))
+
+# Top-level names a file may use: plain settings and the tables.
+TABLES = ("tools", "providers", "keys")
+TOP_LEVEL = tuple(spec.name for spec in SETTINGS if not spec.table) + TABLES
+
+
+def flag_label(flag: str) -> str:
+    return "--" + flag.replace("_", "-")
+
+
+def suggest(name: str, known: Iterable[str]) -> str | None:
+    """The closest known name, for "did you mean ...?"."""
+    matches = difflib.get_close_matches(name, list(known), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def check_value(spec: KeySpec, value: object) -> object:
+    """The value in its Python form, or ValueError saying what is wrong."""
+    if spec.type == "string-list":
+        if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+            raise ValueError(f"must be {spec.describe()}, got {_show(value)}")
+        return tuple(value)
+    if spec.type in ("string", "choice"):
+        if not isinstance(value, str) or not value:
+            raise ValueError(f"must be {spec.describe()}, got {_show(value)}")
+        if spec.type == "choice" and value not in spec.choices:
+            raise ValueError(f"must be {spec.describe()}, got {_show(value)}")
+        return value
+    # TOML booleans are Python ints; `max_iterations = true` is a mistake, not 1.
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    if spec.type == "integer":
+        if not numeric or not isinstance(value, int):
+            raise ValueError(f"must be {spec.describe()}, got {_show(value)}")
+        if spec.minimum is not None and value < spec.minimum:
+            raise ValueError(f"must be {spec.describe()}, got {value}")
+        return value
+    if not numeric:
+        raise ValueError(f"must be {spec.describe()}, got {_show(value)}")
+    assert isinstance(value, int | float)
+    if spec.minimum is not None and value <= spec.minimum:
+        raise ValueError(f"must be {spec.describe()}, got {value}")
+    return float(value)
+
+
+def parse_text(spec: KeySpec, text: str) -> object:
+    """A value given as text (environment variable) converted and checked."""
+    text = text.strip()
+    if spec.type == "integer":
+        try:
+            return check_value(spec, int(text))
+        except ValueError:
+            raise ValueError(f"must be {spec.describe()}, got {text!r}") from None
+    if spec.type == "number":
+        try:
+            return check_value(spec, float(text))
+        except ValueError:
+            raise ValueError(f"must be {spec.describe()}, got {text!r}") from None
+    return check_value(spec, text)
+
+
+def _show(value: object) -> str:
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, str):
+        return f"string {value!r}"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        text = repr(value)
+        return f"array {text}" if len(text) <= 40 else "an array"
+    return repr(value)

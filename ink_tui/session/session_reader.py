@@ -1,0 +1,182 @@
+"""Reading a session file back: its header, its entries, and the model's history.
+
+What can go wrong, and what happens (the format is in `session_writer`):
+
+- The last line was cut off (no trailing newline and not valid JSON: the app was killed
+  while writing it): skipped, with a warning. Nothing after it was lost.
+- A line in the middle is damaged, or the header is wrong or missing: `SessionFileError`
+  naming the file, the 1-based line and what is wrong. Guessing around damage could
+  hand the model a conversation that never happened, so the user decides.
+- An entry type this version does not know: skipped, with a warning.
+- Tool calls without results (killed mid-tool): error results are added to the history
+  so it is valid for the next model call, with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ink_tui.core.messages import Message
+from ink_tui.session.entries import (
+    AssistantEntry,
+    Entry,
+    EntryError,
+    ModelChangeEntry,
+    SessionHeader,
+    ToolResultEntry,
+    UnknownEntryType,
+    UserEntry,
+    decode_entry,
+    decode_header,
+)
+from ink_tui.session.history_repair import complete_tool_results
+
+T = TypeVar("T")
+
+
+class SessionFileError(Exception):
+    """A session file that cannot be read; `str()` is the message for the user."""
+
+    def __init__(self, path: Path, reason: str, line: int | None = None) -> None:
+        where = f"{path}, line {line}" if line is not None else str(path)
+        super().__init__(f"{where}: {reason}")
+        self.path = path
+        self.line = line
+        self.reason = reason
+
+
+@dataclass(slots=True)
+class LoadedSession:
+    path: Path
+    header: SessionHeader
+    # Every entry in the file, in order (skipped lines left out).
+    entries: list[Entry]
+    # The conversation as the model had it, ready for `RunController(history=...)`.
+    history: list[Message]
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.header.id
+
+    @property
+    def model(self) -> str:
+        """The model in use when the session ended: the header's or the last change."""
+        changes = [e.model for e in self.entries if isinstance(e, ModelChangeEntry)]
+        return changes[-1] if changes else self.header.model
+
+    @property
+    def first_prompt(self) -> str:
+        for entry in self.entries:
+            if isinstance(entry, UserEntry):
+                return entry.message.content
+        return ""
+
+    @property
+    def message_count(self) -> int:
+        """User and assistant messages (tool results are not counted)."""
+        return sum(isinstance(e, (UserEntry, AssistantEntry)) for e in self.entries)
+
+
+def load_session(path: Path) -> LoadedSession:
+    """Read a whole session. Raises `SessionFileError` (never a bare parse error)."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise SessionFileError(path, f"cannot be read ({error.strerror or error})") from None
+    if not data.strip():
+        raise SessionFileError(path, "the file is empty: it has no session header")
+    lines = data.split(b"\n")
+    # Whatever follows the last newline is a line the writer did not finish (or b"").
+    unfinished = lines.pop()
+    warnings: list[str] = []
+    if unfinished.strip():
+        if _parses(unfinished):
+            lines.append(unfinished)
+        elif not lines:
+            raise SessionFileError(path, "the session header was cut off", line=1)
+        else:
+            warnings.append(
+                f"the last line of {path} was cut off (the app was probably killed while "
+                "writing); skipped it"
+            )
+
+    header = _decode_line(path, 1, lines[0], decode_header)
+    entries: list[Entry] = []
+    for number, raw in enumerate(lines[1:], start=2):
+        if not raw.strip():
+            continue
+        try:
+            entries.append(_decode_line(path, number, raw, decode_entry))
+        except _UnknownType as unknown:
+            warnings.append(f"{path}, line {number}: {unknown.reason}; skipped it")
+
+    history, added = complete_tool_results(_history_of(entries))
+    if added:
+        calls = "call has" if added == 1 else "calls have"
+        warnings.append(
+            f"{added} tool {calls} no result in {path} (the session ended before they "
+            "finished); added error results so the conversation can continue"
+        )
+    return LoadedSession(path, header, entries, history, warnings)
+
+
+def read_header(path: Path) -> SessionHeader:
+    """Only the header (line 1). Raises `SessionFileError`."""
+    path = Path(path)
+    try:
+        with open(path, "rb") as file:
+            first = file.readline()
+    except OSError as error:
+        raise SessionFileError(path, f"cannot be read ({error.strerror or error})") from None
+    if not first.strip():
+        raise SessionFileError(path, "the file is empty: it has no session header")
+    if not first.endswith(b"\n") and not _parses(first):
+        raise SessionFileError(path, "the session header was cut off", line=1)
+    return _decode_line(path, 1, first, decode_header)
+
+
+def _history_of(entries: list[Entry]) -> list[Message]:
+    history: list[Message] = []
+    for entry in entries:
+        if isinstance(entry, (UserEntry, AssistantEntry, ToolResultEntry)):
+            history.append(entry.message)
+    return history
+
+
+class _UnknownType(Exception):
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def _decode_line(path: Path, number: int, raw: bytes, decode: Callable[[Any], T]) -> T:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        reason = f"not valid UTF-8 (byte {error.start + 1})"
+        raise SessionFileError(path, reason, line=number) from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as error:
+        reason = f"not valid JSON ({error.msg} at column {error.colno})"
+        raise SessionFileError(path, reason, line=number) from None
+    try:
+        return decode(obj)
+    except UnknownEntryType as error:
+        raise _UnknownType(str(error)) from None
+    except EntryError as error:
+        raise SessionFileError(path, str(error), line=number) from None
+
+
+def _parses(raw: bytes) -> bool:
+    try:
+        json.loads(raw)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,71 @@
+"""The bus subscriber that writes a session as the run happens.
+
+It turns run events into session entries (see `session_writer` for the file format):
+
+- `UserMessageEvent`: a user message entered the history (prompt, steer, follow-up);
+- `MessageEnd`: an assistant message ended (partial ones on abort included, since the
+  loop keeps them in the history too);
+- `ToolEnd`: a tool result entered the history, with its display data;
+- `RunEnd`: aborted -> an interrupt entry; failed (no stop reason) -> an error entry;
+- `TurnEnd` and `RunEnd`: fsync, so a finished turn survives even a power cut.
+
+Shell (`!`) runs never reach the model, so nothing of them is recorded. Their tool
+events look like any other, hence the run kind is remembered per run id from `RunStart`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ink_tui.core.events import (
+    Event,
+    MessageEnd,
+    RunEnd,
+    RunKind,
+    RunStart,
+    ToolEnd,
+    TurnEnd,
+    UserMessageEvent,
+)
+from ink_tui.core.messages import UserMessage
+
+if TYPE_CHECKING:
+    from ink_tui.session.session_writer import SessionWriter
+
+
+class SessionRecorder:
+    """`bus.subscribe(SessionRecorder(writer))`. Events after the writer closed are ignored."""
+
+    def __init__(self, writer: SessionWriter) -> None:
+        self.writer = writer
+        self._run_kinds: dict[str | None, RunKind] = {}
+
+    def __call__(self, event: Event) -> None:
+        if self.writer.closed:
+            return
+        if isinstance(event, RunStart):
+            self._run_kinds[event.run_id] = event.kind
+            return
+        # A run we did not see start (subscribed mid-run) can only be an agent run:
+        # shell runs are too short-lived to be joined halfway in practice, and dropping
+        # real conversation would be the worse mistake.
+        shell = self._run_kinds.get(event.run_id) == "shell"
+        match event:
+            case UserMessageEvent() if not shell:
+                self.writer.record_user(UserMessage(content=event.text, kind=event.kind))
+            case MessageEnd() if not shell:
+                self.writer.record_assistant(event.message)
+            case ToolEnd() if not shell:
+                self.writer.record_tool_result(
+                    event.message, event.result.details, event.duration_s
+                )
+            case TurnEnd():
+                self.writer.sync()
+            case RunEnd():
+                self._run_kinds.pop(event.run_id, None)
+                if not shell:
+                    if event.stop_reason == "aborted":
+                        self.writer.record_interrupt()
+                    elif event.stop_reason is None:
+                        self.writer.record_error(event.error or "the run failed")
+                self.writer.sync()

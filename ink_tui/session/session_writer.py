@@ -1,0 +1,238 @@
+"""Writing a session file: append-only JSONL, one line per thing that happened.
+
+File format (version 1). UTF-8, one JSON object per line, each line ending in "\\n":
+
+    {"type": "header", "version": 1, "id": "3f9c2a7be01d",
+     "started": "2024-05-01T10:15:30.123Z", "workspace": "/abs/path", "model": "gpt-x"}
+    {"type": "user", "kind": "prompt" | "steer" | "follow_up", "content": "..."}
+    {"type": "assistant", "text": "...", "thinking": "...",
+     "tool_calls": [{"id", "name", "arguments": {...}, "raw_arguments": "...",
+                     "arguments_error": null | "..."}],
+     "finish_reason": "stop" | "tool_calls" | "length" | "content_filter" | "aborted"
+                      | "unknown",
+     "usage": {"input_tokens", "output_tokens", "reasoning_tokens", "cached_tokens"},
+     "model": "..."}
+    {"type": "tool_result", "call_id", "tool_name", "content", "is_error",
+     "details": {...display only...}, "duration_s": 1.25}
+    {"type": "model_change", "model": "..."}
+    {"type": "interrupt"}
+    {"type": "error", "text": "..."}
+
+- Line 1 is always the header. The rest is in the order things happened; the `user`,
+  `assistant` and `tool_result` lines, in file order, are the history exactly as the
+  model had it. `details` and `duration_s` only rebuild the UI and are never sent back.
+- Lines are only ever appended, each with one write and a flush, so a killed process
+  leaves at worst a cut-off last line (the reader skips it; `open_existing` trims it
+  before appending). The file is fsynced at the end of each turn and run and on close.
+- Shell (`!`) runs are not part of the conversation and are not recorded.
+- No credentials: the writer is never given an API key, only the model name.
+
+The store layout (where files live, how they are named) is in `store_paths`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from pathlib import Path
+from types import TracebackType
+from typing import Any, BinaryIO
+
+from ink_tui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
+from ink_tui.session.atomic_file import fsync_dir
+from ink_tui.session.entries import (
+    AssistantEntry,
+    Entry,
+    ErrorEntry,
+    InterruptEntry,
+    ModelChangeEntry,
+    SessionHeader,
+    ToolResultEntry,
+    UserEntry,
+    encode_entry,
+    encode_header,
+)
+from ink_tui.session.json_safe import json_safe_dict, to_json_bytes
+from ink_tui.session.session_reader import SessionFileError, read_header
+from ink_tui.session.session_recorder import SessionRecorder
+from ink_tui.session.store_paths import (
+    canonical_workspace,
+    new_session_id,
+    session_file_name,
+    utc_now,
+    workspace_dir,
+)
+
+__all__ = ["SessionRecorder", "SessionWriter"]
+
+# Conversations can hold secrets from the user's files: keep them private to the user.
+_FILE_MODE = 0o600
+_DIR_MODE = 0o700
+_TAIL_CHUNK = 64 * 1024
+_CREATE_ATTEMPTS = 5
+
+
+class SessionWriter:
+    """Appends entries to one session file. Not thread-safe: use from one event loop."""
+
+    def __init__(self, path: Path, header: SessionHeader, file: BinaryIO) -> None:
+        self.path = path
+        self.header = header
+        # The model new replies come from: the header's, then each model change.
+        self.model = header.model
+        self._file = file
+
+    @property
+    def id(self) -> str:
+        return self.header.id
+
+    @property
+    def closed(self) -> bool:
+        return self._file.closed
+
+    # -- opening ------------------------------------------------------------------------
+
+    @classmethod
+    def create(cls, workspace: Path | str, model: str, root: Path | None = None) -> SessionWriter:
+        """Start a new session file for `workspace` in the store (see `store_paths`)."""
+        folder = workspace_dir(workspace, root)
+        folder.mkdir(parents=True, exist_ok=True, mode=_DIR_MODE)
+        started = utc_now()
+        for _attempt in range(_CREATE_ATTEMPTS):
+            header = SessionHeader(
+                id=new_session_id(),
+                started=started,
+                workspace=str(canonical_workspace(workspace)),
+                model=model,
+            )
+            path = folder / session_file_name(started, header.id)
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, _FILE_MODE)
+            except FileExistsError:
+                continue  # the same millisecond and id: only a new id is needed
+            break
+        else:
+            raise FileExistsError(f"could not create a new session file in {folder}")
+        writer = cls(path, header, os.fdopen(fd, "ab"))
+        writer._write(encode_header(header))
+        writer.sync()
+        # The file's name must survive a crash too, not only its contents.
+        fsync_dir(folder)
+        return writer
+
+    @classmethod
+    def open_existing(cls, path: Path) -> SessionWriter:
+        """Append to a saved session (resuming it). Raises `SessionFileError`.
+
+        A cut-off last line is trimmed first: appending after it would glue the next
+        entry onto it and turn a harmless torn tail into a damaged line mid-file.
+        """
+        header = read_header(path)
+        _repair_tail(path)
+        writer = cls(path, header, open(path, "ab"))  # noqa: SIM115 (owned by the writer)
+        return writer
+
+    # -- recording ----------------------------------------------------------------------
+
+    def append(self, entry: Entry) -> None:
+        """Write one entry as a line and flush it to the OS (fsync comes at turn ends)."""
+        if isinstance(entry, ModelChangeEntry):
+            self.model = entry.model
+        self._write(encode_entry(entry))
+
+    def record_user(self, message: UserMessage) -> None:
+        self.append(UserEntry(message))
+
+    def record_assistant(self, message: AssistantMessage) -> None:
+        self.append(AssistantEntry(message))
+
+    def record_tool_result(
+        self,
+        message: ToolResultMessage,
+        details: dict[str, Any] | None = None,
+        duration_s: float = 0.0,
+    ) -> None:
+        duration = duration_s if math.isfinite(duration_s) else 0.0
+        self.append(ToolResultEntry(message, json_safe_dict(details or {}), duration))
+
+    def record_model_change(self, model: str) -> None:
+        self.append(ModelChangeEntry(model))
+
+    def record_interrupt(self) -> None:
+        self.append(InterruptEntry())
+
+    def record_error(self, text: str) -> None:
+        self.append(ErrorEntry(text))
+
+    def sync(self) -> None:
+        """Make everything written so far durable (survives a power cut, not just a kill)."""
+        if self.closed:
+            return
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        try:
+            self.sync()
+        finally:
+            self._file.close()
+
+    def __enter__(self) -> SessionWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _write(self, obj: dict[str, Any]) -> None:
+        if self.closed:
+            raise ValueError(f"session {self.path} is closed")
+        # One write per line: a kill can cut the last line short but never interleave.
+        self._file.write(to_json_bytes(obj) + b"\n")
+        self._file.flush()
+
+
+def _repair_tail(path: Path) -> None:
+    """End the file on a complete line: finish a whole last object, drop a torn one."""
+    with open(path, "r+b") as file:
+        size = file.seek(0, os.SEEK_END)
+        if size == 0:
+            raise SessionFileError(path, "the file is empty: it has no session header")
+        file.seek(size - 1)
+        if file.read(1) == b"\n":
+            return
+        start = _last_line_start(file, size)
+        file.seek(start)
+        last = file.read(size - start)
+        try:
+            json.loads(last)
+            whole = True
+        except ValueError:
+            whole = False
+        if whole:
+            file.seek(size)
+            file.write(b"\n")
+        else:
+            file.truncate(start)
+        file.flush()
+        os.fsync(file.fileno())
+
+
+def _last_line_start(file: BinaryIO, size: int) -> int:
+    """The offset just after the last "\\n" before `size` (0 when there is none)."""
+    end = size
+    while end > 0:
+        begin = max(0, end - _TAIL_CHUNK)
+        file.seek(begin)
+        newline = file.read(end - begin).rfind(b"\n")
+        if newline >= 0:
+            return begin + newline + 1
+        end = begin
+    return 0
