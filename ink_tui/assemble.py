@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from ink_tui.control.bus import EventBus
     from ink_tui.control.controller import RunController, Spawn
     from ink_tui.control.run_settings import RunSettings
+    from ink_tui.core.messages import Message
     from ink_tui.core.provider_api import Provider
     from ink_tui.session.model_config import ModelConfig
 
@@ -35,8 +36,11 @@ def assemble_controller(
     settings: RunSettings | None = None,
     spawn: Spawn | None = None,
     bus: EventBus | None = None,
+    history: list[Message] | None = None,
+    user_config_dir: Path | None = None,
 ) -> RunController:
     from ink_tui.control.controller import RunController
+    from ink_tui.session.context_files import find_context_files
     from ink_tui.session.system_prompt import build_system_prompt
     from ink_tui.tools import default_tools
     from ink_tui.tools.process_group import kill_commands_in_flight
@@ -46,10 +50,13 @@ def assemble_controller(
         provider=make_provider(config, workspace),
         tools=tools,
         workspace=workspace,
-        system_prompt=build_system_prompt(workspace, tools),
+        system_prompt=build_system_prompt(
+            workspace, tools, find_context_files(workspace, user_config_dir)
+        ),
         settings=settings,
         spawn=spawn,
         bus=bus,
+        history=history,
     )
     controller.exit_hooks.append(kill_commands_in_flight)
     return controller

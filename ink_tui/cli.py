@@ -49,8 +49,41 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="default: one-at-a-time",
     )
+    sessions = parser.add_argument_group("sessions")
+    sessions.add_argument(
+        "-c",
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="resume the newest session of this workspace",
+    )
+    sessions.add_argument(
+        "-r",
+        "--resume",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ID",
+        help="resume a session by id prefix (no id: pick from a list)",
+    )
+    sessions.add_argument(
+        "--no-session", action="store_true", help="write nothing to disk for this session"
+    )
     parser.add_argument("--version", action="version", version=f"ink {__version__}")
     return parser
+
+
+def _config_command(argv: Sequence[str]) -> int:
+    """`ink config`: print the effective settings and where each came from."""
+    parser = argparse.ArgumentParser(prog="ink config", description=_config_command.__doc__)
+    parser.add_argument("-C", "--workspace", type=Path, default=None)
+    args = parser.parse_args(argv)
+    from ink_tui.session.config import load_config
+    from ink_tui.session.config_report import render_report
+
+    workspace = (args.workspace or Path.cwd()).expanduser().resolve()
+    print(render_report(load_config(workspace)))
+    return 0
 
 
 def _read_prompt(flag_prompt: str) -> str:
@@ -60,38 +93,50 @@ def _read_prompt(flag_prompt: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["config"]:
+        return _config_command(argv[1:])
     args = build_parser().parse_args(argv)
     workspace = (args.workspace or Path.cwd()).expanduser().resolve()
     if not workspace.is_dir():
         print(f"ink: workspace {workspace} is not a folder", file=sys.stderr)
         return 2
 
-    from ink_tui.control.run_settings import RunSettings
-    from ink_tui.session.model_config import resolve_model_config
+    from ink_tui.session.config import load_config
 
-    config = resolve_model_config(base_url=args.base_url, model=args.model, api_key=args.api_key)
-    settings = RunSettings()
-    if args.max_iterations is not None:
-        settings.loop.max_iterations = max(1, args.max_iterations)
-    if args.steering_mode:
-        settings.steering_mode = args.steering_mode
-    if args.follow_up_mode:
-        settings.follow_up_mode = args.follow_up_mode
+    config = load_config(workspace, flags=vars(args))
+    settings = config.run_settings()
+    model = config.model_config()
 
     if args.prompt is not None:
         prompt = _read_prompt(args.prompt)
         if not prompt:
             print("ink: no prompt: give one after -p or on stdin", file=sys.stderr)
             return 2
+        for problem in config.problems:
+            print(f"ink: {problem}", file=sys.stderr)
         from ink_tui.assemble import assemble_controller
         from ink_tui.modes.print_mode import run_print
 
         async def run() -> int:
-            controller = assemble_controller(config, workspace, settings=settings)
+            controller = assemble_controller(
+                model, workspace, settings=settings, user_config_dir=config.user_config_dir
+            )
             return await run_print(controller, prompt)
 
         return asyncio.run(run())
 
+    from ink_tui.ui.startup import SessionPlan, plan_session
+
+    plan: SessionPlan | str = plan_session(
+        workspace,
+        continue_=args.continue_,
+        resume=args.resume,
+        enabled=not args.no_session,
+    )
+    if isinstance(plan, str):
+        print(f"ink: {plan}", file=sys.stderr)
+        return 2
     from ink_tui.ui.app import run_app
 
-    return run_app(config, workspace, settings)
+    return run_app(config, workspace, plan)

@@ -7,6 +7,7 @@ its own, so this is the test that the follow-up key works in a real terminal.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -21,12 +22,16 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 
 class Tmux:
-    def __init__(self, workspace: Path) -> None:
+    def __init__(self, workspace: Path, env: dict[str, str] | None = None, args: str = "") -> None:
         self.name = f"ink-smoke-{uuid.uuid4().hex[:8]}"
-        env = " ".join(
-            f"{k}=" for k in ("INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "OPENAI_BASE_URL")
+        cleared = {
+            k: "" for k in ("INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "OPENAI_BASE_URL")
+        }
+        assignments = " ".join(
+            f"{k}={shlex.quote(v)}" for k, v in {**cleared, **(env or {})}.items()
         )
-        command = f"cd {workspace} && env {env} {sys.executable} -m ink_tui"
+        # exec: the pane's process is ink itself, so a test can kill it by the pane pid.
+        command = f"cd {workspace} && exec env {assignments} {sys.executable} -m ink_tui {args}"
         subprocess.run(
             ["tmux", "new-session", "-d", "-s", self.name, "-x", "120", "-y", "40", command],
             check=True,
@@ -67,8 +72,10 @@ class Tmux:
 
 
 @pytest.fixture
-def tmux(workspace: Path) -> Iterator[Tmux]:
-    session = Tmux(workspace)
+def tmux(workspace: Path, tmp_path: Path) -> Iterator[Tmux]:
+    # Sessions and config go to the test's folder, never the real home.
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    session = Tmux(workspace, env=env)
     try:
         yield session
     finally:

@@ -14,8 +14,10 @@ from ink_tui.control.controller import RunController
 from ink_tui.control.run_settings import RunSettings
 from ink_tui.core.tool_api import Tool
 from ink_tui.providers.openai_compat import OpenAICompatProvider
+from ink_tui.session.config import Config
 from ink_tui.tools import default_tools
 from ink_tui.ui.app import InkApp
+from ink_tui.ui.startup import SessionPlan
 from tests.run_helpers import Recorder
 from tests.scripted_server import Gate, ScriptedServer
 
@@ -26,6 +28,9 @@ def make_app(
     *,
     tools: Sequence[Tool] | None = None,
     settings: RunSettings | None = None,
+    plan: SessionPlan | None = None,
+    session_root: Path | None = None,
+    config: Config | None = None,
 ) -> tuple[InkApp, Recorder]:
     recorder = Recorder()
 
@@ -48,6 +53,9 @@ def make_app(
         model_label="scripted-model @ loopback",
         is_demo=False,
         workspace=workspace,
+        plan=plan,
+        session_root=session_root,
+        config=config,
     )
     return app, recorder
 

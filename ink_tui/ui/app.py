@@ -11,21 +11,29 @@ does not pay for importing the HTTP client, the tools or the session store.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen
 
 from ink_tui.control.bus import EventBus
 from ink_tui.control.controller import RunController
 from ink_tui.control.input_queue import QueueMode
 from ink_tui.core.events import Event, InputRestored, StateChange
 from ink_tui.ui import clock
+from ink_tui.ui.command_palette import SlashCommandProvider
+from ink_tui.ui.command_runner import CommandRunner, model_label
+from ink_tui.ui.file_completion import FileIndex
 from ink_tui.ui.keys import install_alt_enter
+from ink_tui.ui.screens.session_picker import SessionPicker
+from ink_tui.ui.slash_commands import RunSlashCommand, literal_text, parse_slash, unknown_message
+from ink_tui.ui.startup import AppSessions, SessionPlan
 from ink_tui.ui.widgets.activity_panel import ActivityPanel
+from ink_tui.ui.widgets.completion_menu import CompletionMenu
 from ink_tui.ui.widgets.hint_row import HintRow
 from ink_tui.ui.widgets.prompt_input import PromptInput
 from ink_tui.ui.widgets.queue_list import QueueList
@@ -34,8 +42,8 @@ from ink_tui.ui.widgets.too_small import TooSmall, too_small
 from ink_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
-    from ink_tui.control.run_settings import RunSettings
-    from ink_tui.session.model_config import ModelConfig
+    from ink_tui.session.config import Config
+    from ink_tui.ui.session_binding import SessionBinding
 
 MakeController = Callable[[EventBus], RunController]
 
@@ -45,7 +53,8 @@ QUIT_WINDOW_S = 2.0
 class InkApp(App[int]):
     CSS_PATH = "app.tcss"
     TITLE = "ink"
-    ENABLE_COMMAND_PALETTE = False
+    # Only our commands: the system "Quit" would leave without settling the run.
+    COMMANDS: ClassVar = {SlashCommandProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+c", "interrupt", "Interrupt", priority=True),
         Binding("escape", "escape", "Interrupt", show=False),
@@ -61,8 +70,19 @@ class InkApp(App[int]):
         model_label: str,
         is_demo: bool,
         workspace: Path,
+        plan: SessionPlan | None = None,
+        notices: Sequence[str] = (),
+        session_root: Path | None = None,
+        config: Config | None = None,
     ) -> None:
         super().__init__()
+        self.plan = plan or SessionPlan("off")
+        self.config_notices = list(notices)
+        self.session_root = session_root
+        self.config = config
+        self.sessions: AppSessions | None = None
+        self.commands = CommandRunner(self)
+        self.binding: SessionBinding | None = None
         install_alt_enter()
         self.bus = EventBus()
         self._make_controller = make_controller
@@ -78,7 +98,9 @@ class InkApp(App[int]):
         yield Transcript(self.bus)
         yield ActivityPanel(self.bus)
         yield QueueList(self.bus)
-        yield PromptInput(id="prompt")
+        prompt = PromptInput(id="prompt")
+        yield CompletionMenu(prompt, FileIndex(self.workspace))
+        yield prompt
         yield HintRow(self.bus)
         yield StatusBar(
             self.bus, model_label=self.model_label, is_demo=self.is_demo, workspace=self.workspace
@@ -116,6 +138,19 @@ class InkApp(App[int]):
     def _start_controller(self) -> None:
         self.controller = self._make_controller(self.bus)
         self.controller.spawn = lambda coro: self.run_worker(coro, group="run", exit_on_error=False)
+        transcript = self.query_one(Transcript)
+        if self.plan.mode != "off":
+            from ink_tui.ui.session_binding import SessionBinding
+
+            self.binding = SessionBinding(self.bus, self.workspace, root=self.session_root)
+            for text in self.binding.load_input_history():
+                self.prompt.input_history.add(text)
+        self.sessions = AppSessions(self.binding, self.controller, transcript, self.prompt)
+        self.sessions.start(self.plan)
+        for notice in self.config_notices:
+            transcript.add_notice(notice, "warning")
+        if self.plan.mode == "pick":
+            self.call_after_refresh(self.pick_session)
         for text, mode in self._early:
             self.controller.submit(text, mode)
         self._early.clear()
@@ -125,6 +160,8 @@ class InkApp(App[int]):
         self._unsubscribe()
         if self.controller is not None:
             await self.controller.aclose()
+        if self.binding is not None:
+            await self.binding.aclose()
 
     @property
     def prompt(self) -> PromptInput:
@@ -144,17 +181,55 @@ class InkApp(App[int]):
 
     # -- input ----------------------------------------------------------------------
 
+    @on(PromptInput.Changed)
+    def _draft_changed(self, message: PromptInput.Changed) -> None:
+        if self.binding is not None:
+            self.binding.set_draft(self.prompt.text)
+
     @on(PromptInput.Submitted)
     def _submitted(self, message: PromptInput.Submitted) -> None:
         self._last_idle_ctrl_c = None
+        if self.binding is not None:
+            self.binding.remember_input(message.text)
+        invocation = parse_slash(message.text)
+        if invocation is not None:
+            if invocation.command is None:
+                self.query_one(Transcript).add_notice(unknown_message(invocation.name), "warning")
+                # Give the text back so a typo costs nothing.
+                self.prompt.restore(message.text)
+            else:
+                self.commands.run(invocation.name, invocation.argument)
+            return
+        text = literal_text(message.text)
         if self.controller is None:
-            self._early.append((message.text, message.mode))
+            self._early.append((text, message.mode))
         else:
-            self.controller.submit(message.text, message.mode)
+            self.controller.submit(text, message.mode)
+
+    @on(RunSlashCommand)
+    def _run_command(self, message: RunSlashCommand) -> None:
+        self.commands.run(message.name, message.argument)
+
+    def pick_session(self) -> None:
+        from ink_tui.session.catalog import list_sessions
+
+        sessions = list_sessions(self.workspace, self.session_root)
+        current = self.binding.writer.id if self.binding and self.binding.writer else None
+        sessions = [s for s in sessions if s.id != current]
+        if not sessions:
+            self.query_one(Transcript).add_notice("There is no other session to resume.")
+            return
+        by_id = {s.id: s for s in sessions}
+
+        def chosen(session_id: str | None) -> None:
+            if session_id and self.sessions is not None:
+                self.sessions.open(by_id[session_id].path)
+
+        self.push_screen(SessionPicker(sessions), chosen)
 
     @on(PromptInput.QuitRequested)
     def _quit_requested(self) -> None:
-        self._quit(0)
+        self.quit_app(0)
 
     @on(PromptInput.PullQueue)
     def _pull_queue(self) -> None:
@@ -196,6 +271,10 @@ class InkApp(App[int]):
 
     def action_interrupt(self) -> None:
         """Ctrl+C: interrupt a run; idle, clear the editor, or quit on a second press."""
+        if isinstance(self.screen, ModalScreen):
+            # A picker or help is open: Ctrl+C closes it, as Escape would.
+            self.screen.dismiss(None)
+            return
         outcome = self.controller.interrupt() if self.controller is not None else "idle"
         if outcome == "aborting":
             self.query_one(HintRow).flash("Interrupting… press Ctrl+C again to quit now", 3.0)
@@ -207,7 +286,7 @@ class InkApp(App[int]):
             return
         now = clock.now()
         if self._last_idle_ctrl_c is not None and now - self._last_idle_ctrl_c <= QUIT_WINDOW_S:
-            self._quit(0)
+            self.quit_app(0)
             return
         self._last_idle_ctrl_c = now
         self.query_one(HintRow).flash("Press Ctrl+C again to quit", QUIT_WINDOW_S)
@@ -232,31 +311,32 @@ class InkApp(App[int]):
         else:
             self.query_one(HintRow).flash("The queue is empty.")
 
-    def _quit(self, code: int) -> None:
+    def quit_app(self, code: int = 0) -> None:
         if self.controller is not None:
             self.controller.exit(code)  # publishes `exited`, which exits the app
         else:
             self.exit(return_code=code)
 
 
-def model_label_for(base_url: str | None, model: str | None) -> str:
-    if base_url is None:
-        return "demo model (offline)"
-    host = base_url.split("://", 1)[-1].split("/", 1)[0]
-    return f"{model or 'default model'} @ {host}"
-
-
-def run_app(config: ModelConfig, workspace: Path, settings: RunSettings) -> int:
+def run_app(config: Config, workspace: Path, plan: SessionPlan) -> int:
     from ink_tui.assemble import assemble_controller
 
+    settings = config.run_settings()
+    model = config.model_config()
+
     def make_controller(bus: EventBus) -> RunController:
-        return assemble_controller(config, workspace, settings=settings, bus=bus)
+        return assemble_controller(
+            model, workspace, settings=settings, bus=bus, user_config_dir=config.user_config_dir
+        )
 
     app = InkApp(
         make_controller,
-        model_label=model_label_for(config.base_url, config.model),
-        is_demo=config.is_demo,
+        model_label=model_label(model.base_url, model.model),
+        is_demo=model.is_demo,
         workspace=workspace,
+        plan=plan,
+        notices=config.problems,
+        config=config,
     )
     code = app.run()
     return code if code is not None else 0

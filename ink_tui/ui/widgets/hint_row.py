@@ -13,6 +13,8 @@ IDLE_HINTS = (
     ("Enter", "send"),
     ("Shift+Enter", "newline"),
     ("!cmd", "shell"),
+    ("/", "commands"),
+    ("@", "files"),
     ("Ctrl+O", "folds"),
     ("Ctrl+T", "thinking"),
 )

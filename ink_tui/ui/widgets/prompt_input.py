@@ -15,12 +15,15 @@ Keys (the App decides what a submission means: idle it starts a run, running it 
 Rows are visual rows: in a soft-wrapped line Up and Down first move through the line.
 Ctrl+C is left to the App, which binds it with `priority=True` (TextArea's own Ctrl+C
 copy binding then never sees it) and calls `clear_input()`.
+
+While a completion menu (`completion`, set by the menu itself) is open, Up, Down, Tab,
+Enter and Escape go to it first: the table above applies only when it is closed.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import ClassVar, Protocol
 
 from textual import events
 from textual.binding import Binding, BindingType
@@ -32,6 +35,26 @@ from ink_tui.ui.input_history import InputHistory
 from ink_tui.ui.keys import install_alt_enter
 
 MAX_VISIBLE_ROWS = 8
+
+# Keys a completion menu may take while it is open; every other key edits as usual.
+COMPLETION_KEYS = frozenset({"up", "down", "tab", "enter", "escape"})
+
+
+class Completion(Protocol):
+    """What the input box needs from a completion menu (`CompletionMenu` is one). A
+    protocol, so this widget does not depend on the menu, which depends on it."""
+
+    def take_key(self, key: str) -> bool:
+        """Act on one of `COMPLETION_KEYS`; True when the menu was open and took it."""
+        ...
+
+    def sync(self) -> None:
+        """The text or the cursor changed: open, filter or close."""
+        ...
+
+    def dismiss(self) -> None:
+        """Close, and stay closed until the text is edited."""
+        ...
 
 
 class PromptInput(TextArea):
@@ -88,6 +111,7 @@ class PromptInput(TextArea):
         # The text last put in the box from the history; when the box no longer holds it
         # the user has edited it, and that edit must not be thrown away by walking on.
         self._recalled: str | None = None
+        self.completion: Completion | None = None
 
     @property
     def input_history(self) -> InputHistory:
@@ -117,6 +141,8 @@ class PromptInput(TextArea):
         else:
             result = self.replace(text, (0, 0), self.document.end, maintain_selection_offset=False)
             self.move_cursor(result.end_location)
+        # Put back by the app, not typed: no menu for a restored "/command".
+        self._quiet_completion()
 
     def clear_input(self) -> bool:
         """Empty the box (Ctrl+C on an idle editor). Returns whether there was text."""
@@ -135,6 +161,17 @@ class PromptInput(TextArea):
         # handler prevents the default. TextArea's turns Enter into a newline and stops
         # the event, so no binding ever sees Enter: it has to be taken here. Do not call
         # super(): TextArea's handler runs next anyway for every key we leave alone.
+        # An open completion menu goes first; stopping the key here also keeps Escape
+        # from reaching the App's binding (bindings are checked only once a key bubbles).
+        completion = self.completion
+        if (
+            completion is not None
+            and event.key in COMPLETION_KEYS
+            and completion.take_key(event.key)
+        ):
+            event.stop()
+            event.prevent_default()
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()
@@ -149,6 +186,25 @@ class PromptInput(TextArea):
         # load_text also drops the undo stack: the sent text lives on in the history.
         self.load_text("")
         self.post_message(self.Submitted(text, mode))
+
+    # -- completion -------------------------------------------------------------------
+
+    def _on_text_area_changed(self, event: TextArea.Changed) -> None:
+        # Our own message; not stopped, so it still bubbles to whoever else listens.
+        if self.completion is not None:
+            self.completion.sync()
+
+    def _on_text_area_selection_changed(self, event: TextArea.SelectionChanged) -> None:
+        if self.completion is not None:
+            self.completion.sync()
+
+    def _on_blur(self, event: events.Blur) -> None:
+        # Keys no longer come here, so a menu left open could not be used or closed.
+        self._quiet_completion()
+
+    def _quiet_completion(self) -> None:
+        if self.completion is not None:
+            self.completion.dismiss()
 
     def action_newline(self) -> None:
         if self.read_only:
@@ -214,6 +270,8 @@ class PromptInput(TextArea):
         self.load_text(text)
         # What the box holds now, as the document gives it back (its newline style).
         self._recalled = self.text
+        # A recalled "/model" must not open the menu: it would take the next Up.
+        self._quiet_completion()
 
     def _forget_walk_if_edited(self) -> None:
         # An edited entry becomes the new draft: walking then starts over from the

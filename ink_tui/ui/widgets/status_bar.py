@@ -48,6 +48,11 @@ class StatusBar(Static):
         self.tokens_out = 0
         self._unsubscribe = lambda: None
 
+    def set_model(self, label: str, is_demo: bool) -> None:
+        self.model_label = label
+        self.is_demo = is_demo
+        self._paint()
+
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(self._on_event)
         self._ticker = self.set_interval(0.5, self._tick, pause=True)

@@ -241,6 +241,16 @@ class Transcript(VerticalScroll):
         for block in foldable:
             block.expanded = expand
 
+    def clear_view(self) -> None:
+        """Remove everything shown (/clear, /new); the conversation itself is untouched."""
+        self.end_answer()
+        self._tools.clear()
+        self._dirty.clear()
+        for child in list(self.children):
+            if isinstance(child, _BLOCK_TYPES):
+                child.remove()
+        self.follow()
+
     def plain_text(self) -> str:
         """What the transcript shows, as plain text: one paragraph per block."""
         blocks = [child for child in self.children if isinstance(child, _BLOCK_TYPES)]

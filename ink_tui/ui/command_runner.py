@@ -1,0 +1,183 @@
+"""What each slash command does. The app parses and routes; this file acts.
+
+Commands that change the conversation (/new, /resume) wait for an idle moment; /model
+and /modes apply from the next run, since a run reads its provider and modes once.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ink_tui.core.messages import AssistantMessage
+from ink_tui.session.catalog import SessionLookupError, find_session, list_sessions
+from ink_tui.ui.screens.help_screen import HelpScreen
+from ink_tui.ui.screens.list_picker import ListPicker
+from ink_tui.ui.widgets.status_bar import StatusBar
+from ink_tui.ui.widgets.transcript import Transcript
+
+if TYPE_CHECKING:
+    from ink_tui.ui.app import InkApp
+
+MODE_ROWS = [
+    ("steer:all", "Steering: all at once", "every queued steer joins the next request"),
+    ("steer:one-at-a-time", "Steering: one at a time", "one steer per request"),
+    ("follow_up:one-at-a-time", "Follow-ups: one at a time", "each answered before the next"),
+    ("follow_up:all", "Follow-ups: all at once", "every queued follow-up together"),
+]
+
+
+class CommandRunner:
+    def __init__(self, app: InkApp) -> None:
+        self.app = app
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.app.query_one(Transcript)
+
+    def say(self, text: str, level: str = "info") -> None:
+        self.transcript.add_notice(text, level)  # type: ignore[arg-type]
+
+    def run(self, name: str, argument: str = "") -> None:
+        handler = getattr(self, f"do_{name}", None)
+        if handler is None:
+            self.say(f"/{name} is not available here.", "warning")
+            return
+        handler(argument)
+
+    def _busy(self, what: str) -> bool:
+        controller = self.app.controller
+        if controller is not None and controller.state == "running":
+            self.say(f"{what} waits for an idle moment: interrupt the run or let it finish.")
+            return True
+        return False
+
+    # -- the commands ------------------------------------------------------------------
+
+    def do_help(self, _: str) -> None:
+        self.app.push_screen(HelpScreen())
+
+    def do_quit(self, _: str) -> None:
+        self.app.quit_app(0)
+
+    def do_clear(self, _: str) -> None:
+        self.transcript.clear_view()
+
+    def do_new(self, _: str) -> None:
+        if not self._busy("/new") and self.app.sessions is not None:
+            self.app.sessions.new()
+
+    def do_resume(self, argument: str) -> None:
+        if self._busy("/resume") or self.app.sessions is None:
+            return
+        if not argument:
+            self.app.pick_session()
+            return
+        try:
+            summary = find_session(self.app.workspace, argument, self.app.session_root)
+        except SessionLookupError as error:
+            self.say(str(error), "error")
+            return
+        self.app.sessions.open(summary.path)
+
+    def do_sessions(self, _: str) -> None:
+        sessions = list_sessions(self.app.workspace, self.app.session_root)
+        if not sessions:
+            self.say("No saved sessions in this workspace yet.")
+            return
+        lines = [f"Sessions in this workspace ({len(sessions)}), newest first:"]
+        for s in sessions[:20]:
+            first = s.first_prompt.strip().splitlines()[0] if s.first_prompt.strip() else ""
+            started = s.started.astimezone().strftime("%Y-%m-%d %H:%M")
+            lines.append(f"  {s.id}  {started}  {s.message_count:>3} msgs  {first[:60]}")
+        lines.append("Resume one with /resume ID (a prefix is enough) or pick with /resume.")
+        self.say("\n".join(lines))
+
+    def do_context(self, _: str) -> None:
+        from ink_tui.session.context_files import find_context_files, render_context_report
+
+        config_dir = self.app.config.user_config_dir if self.app.config else None
+        files = find_context_files(self.app.workspace, config_dir)
+        self.say(render_context_report(files, self.app.workspace))
+
+    def do_copy(self, _: str) -> None:
+        controller = self.app.controller
+        history = controller.history if controller is not None else []
+        answer = next(
+            (m.text for m in reversed(history) if isinstance(m, AssistantMessage) and m.text),
+            None,
+        )
+        if answer is None:
+            self.say("There is no answer to copy yet.")
+            return
+        self.app.copy_to_clipboard(answer)
+        self.say(f"Copied the last answer ({len(answer)} characters) to the clipboard.")
+
+    def do_model(self, argument: str) -> None:
+        config = self.app.config
+        if config is None:
+            self.say("No configuration loaded; start ink with --model to choose a model.")
+            return
+        if argument:
+            self.switch_model(argument)
+            return
+        models = config.available_models()
+        if not models:
+            self.say(
+                "No models are configured. Add [providers.NAME] with base_url and models to "
+                "~/.config/ink/config.toml (see `ink config`)."
+            )
+            return
+        rows = [(spec, spec, "") for spec in models]
+
+        def chosen(spec: str | None) -> None:
+            if spec:
+                self.switch_model(spec)
+
+        self.app.push_screen(ListPicker("Switch model", rows), chosen)
+
+    def switch_model(self, spec: str) -> None:
+        from ink_tui.assemble import make_provider
+
+        config, controller = self.app.config, self.app.controller
+        if config is None or controller is None:
+            return
+        choice = config.resolve_model(spec)
+        model_config = choice.model_config()
+        old = controller.provider
+        controller.provider = make_provider(model_config, self.app.workspace)
+        self.app.run_worker(old.aclose(), exit_on_error=False)
+        label = model_label(model_config.base_url, model_config.model)
+        self.app.query_one(StatusBar).set_model(label, model_config.is_demo)
+        if self.app.binding is not None:
+            self.app.binding.record_model_change(model_config.model or label)
+        later = " from the next run" if controller.state == "running" else ""
+        self.say(f"Model: {label}{later}.")
+
+    def do_modes(self, _: str) -> None:
+        controller = self.app.controller
+        if controller is None:
+            return
+        settings = controller.settings
+        current = f"steer:{settings.steering_mode}"
+
+        def chosen(key: str | None) -> None:
+            if not key:
+                return
+            which, mode = key.split(":", 1)
+            if which == "steer":
+                settings.steering_mode = mode  # type: ignore[assignment]
+            else:
+                settings.follow_up_mode = mode  # type: ignore[assignment]
+            self.say(
+                f"Steering: {settings.steering_mode}; follow-ups: {settings.follow_up_mode} "
+                "(from the next run)."
+            )
+
+        self.app.push_screen(ListPicker("Queue modes", MODE_ROWS, current), chosen)
+
+
+def model_label(base_url: str | None, model: str | None) -> str:
+    if base_url is None:
+        return "demo model (offline)"
+    host = base_url.split("://", 1)[-1].split("/", 1)[0]
+    return f"{model or 'default model'} @ {host}"

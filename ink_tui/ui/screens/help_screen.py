@@ -1,0 +1,114 @@
+"""/help: the keys and the slash commands, in a scrollable modal. Escape closes it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Label, Static
+
+from ink_tui.ui.slash_commands import COMMANDS, SlashCommand
+
+KEYS: tuple[tuple[str, str], ...] = (
+    ("Enter", "send; while a run goes on, steer it"),
+    ("Alt+Enter", "queue a follow-up for after the run"),
+    ("Shift+Enter, Ctrl+J", "new line"),
+    ("Up, Down", "earlier inputs (on the first or last row)"),
+    ("Alt+Up", "queued input back into the editor"),
+    ("Ctrl+C", "interrupt the run; idle: clear the input, twice to quit"),
+    ("Escape", "interrupt the run; close a menu"),
+    ("Ctrl+D", "quit, when the input is empty"),
+    ("Ctrl+T", "show or hide thinking"),
+    ("Ctrl+O", "fold or unfold tool output"),
+    ("Ctrl+Q", "go to the queue"),
+    ("Ctrl+P", "command palette"),
+    ("/", "at the start: commands (Tab or Enter completes)"),
+    ("@", "complete a workspace path"),
+    ("Space /", "a leading space sends a literal /"),
+)
+"""The keys the App knows, as (key, what it does); what `HelpScreen` shows by default."""
+
+
+def key_table(keys: Iterable[tuple[str, str]]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for key, what in keys:
+        # Text, not str: a str would be read as console markup, eating "[name]".
+        table.add_row(Text(key), Text(what))
+    return table
+
+
+def command_table(commands: Iterable[SlashCommand]) -> Table:
+    table = Table.grid(padding=(0, 2))
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    for command in commands:
+        table.add_row(Text(command.usage), Text(command.summary))
+    return table
+
+
+class HelpScreen(ModalScreen[None]):
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+    }
+    HelpScreen > #help-frame {
+        width: 90%;
+        max-width: 100;
+        height: auto;
+        max-height: 90%;
+        border: round $primary;
+        border-title-style: bold;
+        border-subtitle-color: $text-muted;
+        background: $surface;
+        padding: 0 1;
+    }
+    HelpScreen #help-body {
+        height: auto;
+        max-height: 100%;
+    }
+    HelpScreen .help-heading {
+        text-style: bold;
+        color: $accent;
+    }
+    HelpScreen #help-commands {
+        padding-bottom: 1;
+    }
+    HelpScreen #help-keys {
+        padding-bottom: 1;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close", show=False),
+    ]
+
+    def __init__(
+        self,
+        keys: Iterable[tuple[str, str]] = KEYS,
+        commands: Iterable[SlashCommand] = COMMANDS,
+    ) -> None:
+        super().__init__()
+        self._keys = list(keys)
+        self._commands = list(commands)
+
+    def compose(self) -> ComposeResult:
+        # Title and key hint in the border, so scrolling never hides them.
+        frame = Vertical(id="help-frame")
+        frame.border_title = "Help"
+        frame.border_subtitle = "↑↓ scroll · Esc close"
+        with frame, VerticalScroll(id="help-body"):
+            yield Label("Keys", classes="help-heading")
+            yield Static(key_table(self._keys), id="help-keys")
+            yield Label("Commands", classes="help-heading")
+            yield Static(command_table(self._commands), id="help-commands")
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,123 @@
+"""Which session the app opens, and switching sessions while it runs.
+
+`plan_session` decides from the flags before the app starts (`-c`, `-r ID`, `-r`,
+`--no-session`), so a bad id is a plain error on the command line. `AppSessions` carries
+the plan out after the first frame and serves `/new` and `/resume` later: it loads the
+file, gives the controller the same history the model had, redraws the transcript and
+puts back queued input that a crash left behind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+from ink_tui.session.catalog import SessionLookupError, find_session, newest_session
+
+if TYPE_CHECKING:
+    from ink_tui.control.controller import RunController
+    from ink_tui.ui.session_binding import SessionBinding
+    from ink_tui.ui.widgets.prompt_input import PromptInput
+    from ink_tui.ui.widgets.transcript import Transcript
+
+
+@dataclass(frozen=True, slots=True)
+class SessionPlan:
+    # new: a fresh session; resume: `path`; pick: ask with the picker; off: --no-session.
+    mode: Literal["new", "resume", "pick", "off"]
+    path: Path | None = None
+    note: str | None = None
+
+
+def plan_session(
+    workspace: Path, *, continue_: bool, resume: str | None, enabled: bool
+) -> SessionPlan | str:
+    """The plan, or an error message for the command line."""
+    if not enabled:
+        return SessionPlan("off", note="--no-session: nothing of this session is saved.")
+    if continue_:
+        newest = newest_session(workspace)
+        if newest is None:
+            note = "No earlier session in this workspace; this is a new one."
+            return SessionPlan("new", note=note)
+        return SessionPlan("resume", newest.path)
+    if resume is not None:
+        if not resume:
+            return SessionPlan("pick")
+        try:
+            return SessionPlan("resume", find_session(workspace, resume).path)
+        except SessionLookupError as error:
+            return str(error)
+    return SessionPlan("new")
+
+
+class AppSessions:
+    """Opens and switches sessions for the app; the app only calls it."""
+
+    def __init__(
+        self,
+        binding: SessionBinding | None,
+        controller: RunController,
+        transcript: Transcript,
+        prompt: PromptInput,
+    ) -> None:
+        self.binding = binding
+        self.controller = controller
+        self.transcript = transcript
+        self.prompt = prompt
+
+    @property
+    def path(self) -> Path | None:
+        return self.binding.path if self.binding is not None else None
+
+    def start(self, plan: SessionPlan) -> None:
+        if plan.note:
+            self.transcript.add_notice(plan.note)
+        if plan.mode == "resume" and plan.path is not None:
+            self.open(plan.path)
+        elif self.binding is not None:
+            self.binding.start_new(self.controller.provider.model)
+
+    def new(self) -> None:
+        """A fresh conversation: empty history, empty screen, a new file."""
+        self.controller.history.clear()
+        self.transcript.clear_view()
+        if self.binding is not None:
+            self.binding.start_new(self.controller.provider.model)
+        self.transcript.add_notice("New session.")
+
+    def open(self, path: Path) -> bool:
+        """Resume the session in `path`; False (with a notice saying why) if it cannot."""
+        from ink_tui.session.session_reader import SessionFileError, load_session
+        from ink_tui.ui.session_replay import replay
+
+        try:
+            loaded = load_session(path)
+        except (SessionFileError, OSError) as error:
+            self.transcript.add_notice(f"Could not resume {path}: {error}", "error")
+            if self.binding is not None and self.binding.writer is None:
+                self.binding.start_new(self.controller.provider.model)
+            return False
+        self.controller.history[:] = loaded.history
+        self.transcript.clear_view()
+        replay(self.transcript, loaded.entries)
+        for warning in loaded.warnings:
+            self.transcript.add_notice(warning, "warning")
+        self.transcript.add_notice(
+            f"Resumed session {loaded.id} ({loaded.message_count} messages)."
+        )
+        if self.binding is None:
+            return True
+        pending = self.binding.resume(loaded)
+        if pending.warning:
+            self.transcript.add_notice(pending.warning, "warning")
+        if not pending.empty:
+            text, count = pending.restore_text()
+            # The saved draft is part of `text`; what is in the box now goes below it.
+            self.prompt.restore(text)
+            queued = f"{count} queued {'input' if count == 1 else 'inputs'}"
+            self.transcript.add_notice(
+                f"Restored {queued} and the unsent text from when the app last stopped."
+            )
+        return True

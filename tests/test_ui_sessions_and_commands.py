@@ -1,0 +1,160 @@
+"""Sessions and slash commands in the running app (Pilot, loopback server)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ink_tui.session.catalog import list_sessions
+from ink_tui.session.config import load_config
+from ink_tui.session.session_reader import load_session
+from ink_tui.ui.screens.help_screen import HelpScreen
+from ink_tui.ui.screens.list_picker import ListPicker
+from ink_tui.ui.startup import SessionPlan
+from ink_tui.ui.widgets.transcript import Transcript
+from tests.scripted_server import ScriptedServer, text_reply, tool_reply
+from tests.ui_helpers import make_app, type_text, wait_until
+
+SIZE = (100, 32)
+
+
+def shown(app) -> str:
+    return app.query_one(Transcript).plain_text()
+
+
+async def send(pilot, text: str) -> None:
+    await type_text(pilot, text)
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+async def test_a_session_is_saved_and_resume_rebuilds_view_and_history(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "data"
+    server.push(tool_reply([("read", {"path": "README.md"})]), text_reply("A tiny project."))
+    app, _ = make_app(server, workspace, plan=SessionPlan("new"), session_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "what is this?")
+        await app.controller.wait_idle()
+        first_history = list(app.controller.history)
+    [summary] = list_sessions(workspace, root)
+    assert summary.first_prompt == "what is this?"
+    assert load_session(summary.path).history == first_history
+
+    server.push(text_reply("Still tiny."))
+    app2, _ = make_app(
+        server, workspace, plan=SessionPlan("resume", summary.path), session_root=root
+    )
+    async with app2.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.2)
+        view = shown(app2)
+        assert "what is this?" in view and "A tiny project." in view
+        assert "read README.md" in view
+        assert f"Resumed session {summary.id}" in view
+        await send(pilot, "and now?")
+        await app2.controller.wait_idle()
+    # The model got the same history it had, then the new prompt.
+    resumed = server.requests[2]["messages"]
+    assert resumed[: len(server.requests[1]["messages"])] == server.requests[1]["messages"]
+    assert resumed[-1] == {"role": "user", "content": "and now?"}
+    assert load_session(summary.path).history[-1].text == "Still tiny."  # type: ignore[union-attr]
+
+
+async def test_unknown_command_says_so_and_gives_the_text_back(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/frobnicate now")
+        assert "frobnicate" in shown(app)
+        assert app.prompt.text == "/frobnicate now"
+        assert server.requests == []
+
+
+async def test_leading_space_sends_a_literal_slash(server: ScriptedServer, workspace: Path) -> None:
+    server.push(text_reply("It is a file."))
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, " /etc/hosts is what?")
+        await app.controller.wait_idle()
+    assert server.requests[0]["messages"][-1]["content"] == "/etc/hosts is what?"
+
+
+async def test_help_clear_copy_and_quit(server: ScriptedServer, workspace: Path) -> None:
+    server.push(text_reply("The answer to copy."))
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "question")
+        await app.controller.wait_idle()
+        await send(pilot, "/copy")
+        assert app.clipboard == "The answer to copy."
+        await send(pilot, "/help")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await pilot.pause()
+        await send(pilot, "/clear")
+        assert shown(app) == ""
+        assert len(app.controller.history) == 2  # the screen only
+        await send(pilot, "/quit")
+    assert app.return_code == 0
+
+
+async def test_new_and_sessions_and_resume_by_id(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "data"
+    server.push(text_reply("first answer"), text_reply("second answer"))
+    app, _ = make_app(server, workspace, plan=SessionPlan("new"), session_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "first session prompt")
+        await app.controller.wait_idle()
+        first_id = app.binding.writer.id
+        await send(pilot, "/new")
+        assert app.controller.history == []
+        assert "first session prompt" not in shown(app)
+        await send(pilot, "second session prompt")
+        await app.controller.wait_idle()
+        await send(pilot, "/sessions")
+        assert first_id in shown(app)
+        await send(pilot, f"/resume {first_id[:6]}")
+        await wait_until(pilot, lambda: "first answer" in shown(app))
+        assert [m.role for m in app.controller.history] == ["user", "assistant"]
+    assert len(list_sessions(workspace, root)) == 2
+
+
+async def test_modes_and_model_pickers(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / ".ink").mkdir()
+    (workspace / ".ink" / "config.toml").write_text(
+        f'[providers.local]\nbase_url = "{server.base_url}"\nmodels = ["alpha", "beta"]\n'
+    )
+    config = load_config(workspace, user_config_path=tmp_path / "none.toml")
+    server.push(text_reply("from beta"))
+    app, _ = make_app(server, workspace, config=config)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/modes")
+        assert isinstance(app.screen, ListPicker)
+        await pilot.press("o", "n", "e")  # filters to the two one-at-a-time rows
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.controller.settings.steering_mode == "one-at-a-time"
+        await send(pilot, "/model local/beta")
+        assert "beta" in shown(app)
+        await send(pilot, "hi")
+        await app.controller.wait_idle()
+    assert server.requests[-1]["model"] == "beta"
+
+
+async def test_config_problems_show_as_notices(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / ".ink").mkdir()
+    (workspace / ".ink" / "config.toml").write_text('steer_mode = "all"\n')
+    config = load_config(workspace, user_config_path=tmp_path / "none.toml")
+    app, _ = make_app(server, workspace, config=config)
+    app.config_notices = list(config.problems)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        assert "unknown key 'steer_mode'" in shown(app)
+        assert "line 1" in shown(app)
