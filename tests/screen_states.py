@@ -9,6 +9,8 @@ with the UI clock frozen, so the same scene always draws the same picture.
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import json
 import shutil
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -17,10 +19,20 @@ from typing import Any
 
 from textual.pilot import Pilot
 
+from ink_tui.core.messages import AssistantMessage, UserMessage
 from ink_tui.core.tool_api import ToolContext, ToolResult
+from ink_tui.session.entries import (
+    AssistantEntry,
+    SessionHeader,
+    UserEntry,
+    encode_entry,
+    encode_header,
+)
+from ink_tui.session.store_paths import session_file_name, workspace_dir
 from ink_tui.tools import default_tools
 from ink_tui.tools.read import ReadTool
 from ink_tui.ui.app import InkApp
+from ink_tui.ui.startup import SessionPlan
 from ink_tui.ui.widgets.queue_row import EntryEditor, EntryText, QueueRow
 from tests.scripted_server import (
     Gate,
@@ -126,6 +138,11 @@ class Scene:
     script: Callable[[ScriptedServer], list[Any]]
     run: Callable[[Pilot, list[Any]], Awaitable[None]]
     tools: Callable[[list[Any]], list[Any]] | None = None
+    # Saved sessions to pick from (and a session store for this scene).
+    sessions: bool = False
+    # The palette fills in its results on timers of its own, so its picture is for the
+    # docs only: as a snapshot test it would be flaky.
+    snapshot: bool = True
 
 
 # -- the scenes ------------------------------------------------------------------------
@@ -232,6 +249,63 @@ async def _error(pilot: Pilot, held: list[Any]) -> None:
     await settle(pilot)
 
 
+SESSION_ROOT = Path("/tmp/acme-shop-data")
+
+PAST_SESSIONS = [
+    (
+        "3f9c2a71be04",
+        dt.datetime(2026, 11, 28, 9, 14, tzinfo=dt.UTC),
+        "fix the rounding bug in total()",
+        14,
+    ),
+    (
+        "a41d07c9e2f3",
+        dt.datetime(2026, 11, 27, 16, 2, tzinfo=dt.UTC),
+        "add a discount field to Item",
+        22,
+    ),
+    (
+        "c7e5518d0b6a",
+        dt.datetime(2026, 11, 25, 11, 40, tzinfo=dt.UTC),
+        "why does test_total fail on CI?",
+        6,
+    ),
+]
+
+
+def make_past_sessions() -> None:
+    """Saved sessions with fixed dates, written in the store's own format."""
+    shutil.rmtree(SESSION_ROOT, ignore_errors=True)
+    folder = workspace_dir(WORKSPACE, SESSION_ROOT)
+    folder.mkdir(parents=True)
+    for session_id, started, prompt, count in PAST_SESSIONS:
+        header = SessionHeader(session_id, started, str(WORKSPACE), "scripted-model")
+        lines = [encode_header(header)]
+        for index in range(count // 2):
+            lines.append(encode_entry(UserEntry(UserMessage(prompt if index == 0 else "go on"))))
+            lines.append(encode_entry(AssistantEntry(AssistantMessage(text="Done."))))
+        text = "".join(json.dumps(line) + "\n" for line in lines)
+        (folder / session_file_name(started, session_id)).write_text(text)
+
+
+async def _session_picker(pilot: Pilot, _: list[Any]) -> None:
+    await submit(pilot, "/resume")
+    await pilot.pause(0.2)
+
+
+async def _commands(pilot: Pilot, _: list[Any]) -> None:
+    await type_text(pilot, "/")
+    await pilot.press("m", "o")
+    await pilot.pause(0.2)
+
+
+async def _palette(pilot: Pilot, _: list[Any]) -> None:
+    await pilot.press("ctrl+p")
+    await pilot.pause(0.2)
+    await pilot.press("s", "e", "s")
+    await pilot.pause(0.4)
+
+
 def _too_small_script(server: ScriptedServer) -> list[Any]:
     return []
 
@@ -257,6 +331,23 @@ SCENES = [
     Scene("error", "After an error", (100, 32), _error_script, _error),
     Scene("narrow", "Narrow terminal (80x24)", (80, 24), _queue_script, _queue),
     Scene("too-small", "A terminal too small", (40, 10), _too_small_script, _too_small),
+    Scene("commands", "Slash command completion", (100, 32), _idle_script, _commands),
+    Scene(
+        "palette",
+        "The command palette (Ctrl+P)",
+        (100, 32),
+        _idle_script,
+        _palette,
+        snapshot=False,
+    ),
+    Scene(
+        "session-picker",
+        "Resuming a session (/resume)",
+        (100, 32),
+        _too_small_script,
+        _session_picker,
+        sessions=True,
+    ),
 ]
 
 
@@ -273,7 +364,15 @@ def build(scene: Scene, server: ScriptedServer) -> tuple[InkApp, Callable[[Pilot
     workspace = make_workspace()
     held = scene.script(server)
     tools = scene.tools(held) if scene.tools else None
-    app, _ = make_app(server, workspace, tools=tools)
+    if scene.sessions:
+        make_past_sessions()
+    app, _ = make_app(
+        server,
+        workspace,
+        tools=tools,
+        plan=SessionPlan("new") if scene.sessions else None,
+        session_root=SESSION_ROOT if scene.sessions else None,
+    )
 
     async def run_before(pilot: Pilot) -> None:
         await pilot.pause(0.1)

@@ -158,3 +158,29 @@ async def test_config_problems_show_as_notices(
         await pilot.pause(0.1)
         assert "unknown key 'steer_mode'" in shown(app)
         assert "line 1" in shown(app)
+
+
+async def test_a_queue_kept_by_the_interrupt_is_shown_paused_and_enter_resumes_it(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    from ink_tui.control.run_settings import RunSettings
+    from ink_tui.ui.widgets.queue_list import QueueList
+    from tests.scripted_server import Gate
+    from tests.ui_helpers import wait_gate
+
+    gate = Gate()
+    server.push(text_reply("working", gate=gate), text_reply("resumed"))
+    app, _ = make_app(server, workspace, settings=RunSettings(interrupt_queue="keep"))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "go")
+        await wait_gate(gate)
+        await send(pilot, "kept steer")
+        await pilot.press("ctrl+c")
+        await app.controller.wait_idle()
+        await pilot.pause()
+        queue = app.query_one(QueueList)
+        assert queue.display and queue.paused
+        assert app.prompt.text == ""
+        await pilot.press("enter")
+        await app.controller.wait_idle()
+    assert server.requests[1]["messages"][-1]["content"] == "kept steer"

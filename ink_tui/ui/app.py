@@ -227,6 +227,11 @@ class InkApp(App[int]):
 
         self.push_screen(SessionPicker(sessions), chosen)
 
+    @on(PromptInput.EmptySubmit)
+    def _empty_submit(self) -> None:
+        if self.controller is not None and self.controller.queue_paused:
+            self.controller.resume_queue()
+
     @on(PromptInput.QuitRequested)
     def _quit_requested(self) -> None:
         self.quit_app(0)

@@ -88,6 +88,9 @@ class PromptInput(TextArea):
         """Ctrl+D on an empty box."""
 
     @dataclass
+    class EmptySubmit(Message):
+        """Enter on an empty box (the App resumes a queue an interrupt left paused)."""
+
     class PullQueue(Message):
         """Alt+Up: the user wants every queued entry back in the editor (the run goes on)."""
 
@@ -180,6 +183,7 @@ class PromptInput(TextArea):
     def action_submit(self, mode: QueueMode = "steer") -> None:
         text = self.text
         if not text.strip():
+            self.post_message(self.EmptySubmit())
             return
         self._input_history.add(text)
         self._recalled = None

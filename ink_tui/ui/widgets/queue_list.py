@@ -102,6 +102,8 @@ class QueueList(Vertical, can_focus=True):
         # Display order: the live entries, then rows whose entry was sent mid-edit.
         self.rows: list[QueueRow] = []
         self.count = 0
+        # Held after an interrupt (interrupt_queue = "keep") until the user resumes it.
+        self.paused = False
         self.cursor_id: int | None = None
         self._drag: QueueRow | None = None
 
@@ -119,6 +121,7 @@ class QueueList(Vertical, can_focus=True):
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, QueueUpdate):
+            self.paused = event.paused
             self.show_entries(event.entries)
 
     # -- drawing ------------------------------------------------------------------
@@ -160,6 +163,8 @@ class QueueList(Vertical, can_focus=True):
         focused = self.has_focus if focused is None else focused
         text = Text(no_wrap=True, overflow="ellipsis")
         text.append(f"Queued · {self.count}", style="bold")
+        if self.paused:
+            text.append("  paused: Enter on an empty input runs it", style="bold yellow")
         text.append("  ·", style="dim")
         for pair in FOCUSED_HINT if focused else UNFOCUSED_HINT:
             key, what = pair.split(" ", 1)
