@@ -184,3 +184,31 @@ async def test_a_queue_kept_by_the_interrupt_is_shown_paused_and_enter_resumes_i
         await pilot.press("enter")
         await app.controller.wait_idle()
     assert server.requests[1]["messages"][-1]["content"] == "kept steer"
+
+
+async def test_theme_and_key_bindings_come_from_the_config(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    (workspace / ".ink").mkdir()
+    (workspace / ".ink" / "config.toml").write_text(
+        'theme = "nord"\n[keys]\ntoggle_thinking = "f2"\n'
+    )
+    config = load_config(workspace, user_config_path=tmp_path / "none.toml")
+    app, _ = make_app(server, workspace, config=config)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert app.theme == "nord"
+        transcript = app.query_one(Transcript)
+        assert transcript.show_thinking
+        await pilot.press("f2")
+        assert not transcript.show_thinking
+
+
+async def test_context_command_lists_the_agents_files(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text("Always run the tests.\n")
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "/context")
+        assert str(workspace / "AGENTS.md") in shown(app)

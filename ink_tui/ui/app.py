@@ -56,11 +56,12 @@ class InkApp(App[int]):
     # Only our commands: the system "Quit" would leave without settling the run.
     COMMANDS: ClassVar = {SlashCommandProvider}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+c", "interrupt", "Interrupt", priority=True),
+        # The ids are the action names of the config file's [keys] table (set_keymap).
+        Binding("ctrl+c", "interrupt", "Interrupt", priority=True, id="interrupt"),
         Binding("escape", "escape", "Interrupt", show=False),
-        Binding("ctrl+t", "toggle_thinking", "Thinking"),
-        Binding("ctrl+o", "toggle_folds", "Folds"),
-        Binding("ctrl+q", "focus_queue", "Queue"),
+        Binding("ctrl+t", "toggle_thinking", "Thinking", id="toggle_thinking"),
+        Binding("ctrl+o", "toggle_folds", "Folds", id="toggle_folds"),
+        Binding("ctrl+q", "focus_queue", "Queue", id="focus_queue"),
     ]
 
     def __init__(
@@ -109,10 +110,23 @@ class InkApp(App[int]):
 
     def on_mount(self) -> None:
         self._unsubscribe = self.bus.subscribe(self._on_event)
+        self._apply_preferences()
         self._set_placeholder("idle")
         self.prompt.focus()
         self._check_size()
         self.call_after_refresh(self._start_controller)
+
+    def _apply_preferences(self) -> None:
+        """Theme and key bindings from the config; a bad value is a notice, not a crash."""
+        if self.config is None:
+            return
+        self.set_keymap(self.config.key_bindings)
+        theme = self.config.theme
+        if theme and theme in self.available_themes:
+            self.theme = theme
+        elif theme and theme != self.theme:
+            known = ", ".join(sorted(self.available_themes))
+            self.config_notices.append(f"Unknown theme {theme!r}; known themes: {known}.")
 
     def on_resize(self) -> None:
         self._check_size()

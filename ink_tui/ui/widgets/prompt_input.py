@@ -69,11 +69,11 @@ class PromptInput(TextArea):
     # Bindings are used where they can work: they are only consulted for keys that the
     # TextArea lets bubble up, which excludes Enter (see `_on_key`).
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("alt+enter", "submit('follow_up')", "Queue follow-up", show=False),
-        Binding("shift+enter,ctrl+j", "newline", "New line", show=False),
+        Binding("alt+enter", "submit('follow_up')", "Queue follow-up", show=False, id="follow_up"),
+        Binding("shift+enter,ctrl+j", "newline", "New line", show=False, id="newline"),
         # Replaces TextArea's ctrl+d (delete right) only; its "delete" key stays.
         Binding("ctrl+d", "quit_or_delete", "Quit if empty", show=False),
-        Binding("alt+up", "pull_queue", "Queued input to editor", show=False),
+        Binding("alt+up", "pull_queue", "Queued input to editor", show=False, id="pull_queue"),
     ]
 
     @dataclass
