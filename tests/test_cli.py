@@ -9,11 +9,7 @@ from pathlib import Path
 
 
 def run_ink(*args: str, cwd: Path, home: Path, **extra: str):
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("INK_", "OPENAI_"))
-    }
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INK_", "OPENAI_"))}
     env.update(XDG_DATA_HOME=str(home / "data"), XDG_CONFIG_HOME=str(home / "config"), **extra)
     return subprocess.run(
         [sys.executable, "-m", "ink_tui", *args],
@@ -44,9 +40,7 @@ def test_resume_with_an_unknown_id_is_a_clear_error(workspace: Path, tmp_path: P
     assert "abcdef" in done.stderr
 
 
-def test_print_mode_reports_config_problems_and_still_runs(
-    workspace: Path, tmp_path: Path
-) -> None:
+def test_print_mode_reports_config_problems_and_still_runs(workspace: Path, tmp_path: Path) -> None:
     (workspace / ".ink").mkdir()
     (workspace / ".ink" / "config.toml").write_text("this is = = not toml\n")
     done = run_ink("-p", "hello", cwd=workspace, home=tmp_path)
