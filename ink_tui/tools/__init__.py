@@ -7,27 +7,34 @@ are raised as `ToolError`, and display-only facts go in `ToolResult.details`.
 
 from __future__ import annotations
 
-from ink_tui.core.tool_api import Tool
-from ink_tui.tools.bash import BashTool
-from ink_tui.tools.edit import EditTool
-from ink_tui.tools.find import FindTool
-from ink_tui.tools.grep import GrepTool
-from ink_tui.tools.ls import LsTool
-from ink_tui.tools.read import ReadTool
-from ink_tui.tools.write import WriteTool
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "BashTool",
-    "EditTool",
-    "FindTool",
-    "GrepTool",
-    "LsTool",
-    "ReadTool",
-    "WriteTool",
-    "default_tools",
-]
+if TYPE_CHECKING:
+    from ink_tui.core.tool_api import Tool
+
+# Tools are imported when first used, not with the package: the app's first frame and
+# modules that only need a helper (e.g. `ink_tui.tools.walk`) do not pay for all seven.
+_TOOL_MODULES = {
+    "ReadTool": "read",
+    "WriteTool": "write",
+    "EditTool": "edit",
+    "BashTool": "bash",
+    "LsTool": "ls",
+    "GrepTool": "grep",
+    "FindTool": "find",
+}
+
+__all__ = [*_TOOL_MODULES, "default_tools"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _TOOL_MODULES.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(import_module(f"{__name__}.{module}"), name)
 
 
 def default_tools() -> list[Tool]:
     """One instance of each tool, in the order they are offered to the model."""
-    return [ReadTool(), WriteTool(), EditTool(), BashTool(), LsTool(), GrepTool(), FindTool()]
+    return [__getattr__(name)() for name in _TOOL_MODULES]

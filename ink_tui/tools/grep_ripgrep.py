@@ -78,7 +78,9 @@ async def search_ripgrep(rg: str, query: GrepQuery, matches: GrepMatches) -> Non
                 process.kill()
         await process.wait()
         stderr = await errors
-    if process.returncode == 2 and not matches.lines:
+    # rg exits 2 on errors. Another code can stand in for it when asyncio's child watcher
+    # lost the status (it then reports 255), so judge by "neither found (0) nor not (1)".
+    if process.returncode not in (0, 1) and not matches.lines:
         message = stderr.strip()
         if "regex parse error" in message or "in a regex" in message:
             raise ToolError(f"invalid regex {query.pattern!r}: {message}")

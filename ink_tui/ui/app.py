@@ -29,7 +29,6 @@ from ink_tui.ui.command_palette import SlashCommandProvider
 from ink_tui.ui.command_runner import CommandRunner, model_label
 from ink_tui.ui.file_completion import FileIndex
 from ink_tui.ui.keys import install_alt_enter
-from ink_tui.ui.screens.session_picker import SessionPicker
 from ink_tui.ui.slash_commands import RunSlashCommand, literal_text, parse_slash, unknown_message
 from ink_tui.ui.startup import AppSessions, SessionPlan
 from ink_tui.ui.widgets.activity_panel import ActivityPanel
@@ -226,6 +225,7 @@ class InkApp(App[int]):
 
     def pick_session(self) -> None:
         from ink_tui.session.catalog import list_sessions
+        from ink_tui.ui.screens.session_picker import SessionPicker
 
         sessions = list_sessions(self.workspace, self.session_root)
         current = self.binding.writer.id if self.binding and self.binding.writer else None

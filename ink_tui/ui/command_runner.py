@@ -9,7 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ink_tui.core.messages import AssistantMessage
-from ink_tui.session.catalog import SessionLookupError, find_session, list_sessions
 from ink_tui.ui.screens.help_screen import HelpScreen
 from ink_tui.ui.screens.list_picker import ListPicker
 from ink_tui.ui.widgets.status_bar import StatusBar
@@ -72,6 +71,8 @@ class CommandRunner:
         if not argument:
             self.app.pick_session()
             return
+        from ink_tui.session.catalog import SessionLookupError, find_session
+
         try:
             summary = find_session(self.app.workspace, argument, self.app.session_root)
         except SessionLookupError as error:
@@ -80,6 +81,8 @@ class CommandRunner:
         self.app.sessions.open(summary.path)
 
     def do_sessions(self, _: str) -> None:
+        from ink_tui.session.catalog import list_sessions
+
         sessions = list_sessions(self.app.workspace, self.app.session_root)
         if not sessions:
             self.say("No saved sessions in this workspace yet.")

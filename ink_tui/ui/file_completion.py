@@ -25,8 +25,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_tui.tools.walk import walk_files
-
 MAX_PATHS = 20_000
 MAX_AGE_S = 5.0
 DEFAULT_LIMIT = 20
@@ -39,6 +37,9 @@ def list_workspace(workspace: Path, max_paths: int = MAX_PATHS) -> list[str]:
     Folders are those holding at least one listed file: the walker yields files only,
     and a folder with nothing to offer inside is not worth completing to.
     """
+    # Imported on first use: the walker brings pathspec, not needed for the first frame.
+    from ink_tui.tools.walk import walk_files
+
     paths: list[str] = []
     folders: set[str] = set()
 

@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from ink_tui.session.catalog import SessionLookupError, find_session, newest_session
-
 if TYPE_CHECKING:
     from ink_tui.control.controller import RunController
     from ink_tui.ui.session_binding import SessionBinding
@@ -36,6 +34,11 @@ def plan_session(
     """The plan, or an error message for the command line."""
     if not enabled:
         return SessionPlan("off", note="--no-session: nothing of this session is saved.")
+    if not continue_ and resume is None:
+        return SessionPlan("new")
+    # Only a resume reads the store; a plain start does not pay for it before the first frame.
+    from ink_tui.session.catalog import SessionLookupError, find_session, newest_session
+
     if continue_:
         newest = newest_session(workspace)
         if newest is None:
