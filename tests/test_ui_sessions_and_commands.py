@@ -212,3 +212,26 @@ async def test_context_command_lists_the_agents_files(
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "/context")
         assert str(workspace / "AGENTS.md") in shown(app)
+
+
+async def test_input_history_persists_across_sessions_per_workspace(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "data"
+    server.push(text_reply("ok"))
+    app, _ = make_app(server, workspace, plan=SessionPlan("new"), session_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "remember this line")
+        await app.controller.wait_idle()
+    app2, _ = make_app(server, workspace, plan=SessionPlan("new"), session_root=root)
+    async with app2.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        await pilot.press("up")
+        assert app2.prompt.text == "remember this line"
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    app3, _ = make_app(server, other, plan=SessionPlan("new"), session_root=root)
+    async with app3.run_test(size=SIZE) as pilot:
+        await pilot.pause(0.1)
+        await pilot.press("up")
+        assert app3.prompt.text == ""
