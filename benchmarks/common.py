@@ -1,0 +1,109 @@
+"""Small shared pieces: statistics, memory, and running one measured run in a child process.
+
+Every measured run is a fresh `python -m benchmarks.<figure> ...` process that writes one
+JSON object to the file named by `--out`; the runner takes the median over runs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+Sample = dict[str, Any]
+
+# Variables that would point `ink` at a real model, a proxy or a user's config, or keep
+# Python from writing byte-code caches (a start would then compile every module: an
+# installed `ink` does not pay that).
+_SCRUBBED_PREFIXES = ("INK_", "OPENAI_")
+_SCRUBBED_NAMES = {"http_proxy", "https_proxy", "all_proxy", "no_proxy", "pythondontwritebytecode"}
+
+
+class ChildFailed(RuntimeError):
+    """A measured run exited with an error or wrote no result."""
+
+
+def median(values: Sequence[float]) -> float:
+    return float(statistics.median(values)) if values else math.nan
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The q-th percentile (0..100), linearly interpolated between the nearest ranks."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    rank = (len(ordered) - 1) * q / 100
+    low = math.floor(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+
+def rss_mib(pid: int | None = None) -> float:
+    """Resident set size of `pid` (default: this process) in MiB, from /proc."""
+    path = Path(f"/proc/{pid or 'self'}/status")
+    for line in path.read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no VmRSS in {path}")
+
+
+def child_env(**extra: str) -> dict[str, str]:
+    """The environment of a measured process: no model, proxy or user config leaks in."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(_SCRUBBED_PREFIXES) and name.lower() not in _SCRUBBED_NAMES
+    }
+    env["NO_PROXY"] = "127.0.0.1,localhost"
+    env["PYTHONPATH"] = os.pathsep.join(
+        part for part in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if part
+    )
+    env.update(extra)
+    return env
+
+
+def isolated_home(root: Path) -> dict[str, str]:
+    """Variables that give a measured process an empty home: no user config or sessions."""
+    return {
+        "HOME": str(root),
+        "XDG_CONFIG_HOME": str(root / "config"),
+        "XDG_DATA_HOME": str(root / "data"),
+        "XDG_STATE_HOME": str(root / "state"),
+        "XDG_CACHE_HOME": str(root / "cache"),
+    }
+
+
+def run_child(module: str, args: Sequence[str], *, timeout: float = 300.0) -> Sample:
+    """Run `python -m benchmarks.<module> --out FILE ARGS...` and return what it wrote."""
+    with tempfile.TemporaryDirectory(prefix="ink-bench-") as tmp:
+        out = Path(tmp) / "result.json"
+        command = [sys.executable, "-m", f"benchmarks.{module}", "--out", str(out), *args]
+        proc = subprocess.run(
+            command,
+            cwd=REPO_ROOT,
+            env=child_env(**isolated_home(Path(tmp))),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        if proc.returncode != 0 or not out.exists():
+            raise ChildFailed(
+                f"{' '.join(command[1:])} exited with {proc.returncode}:\n"
+                f"{proc.stderr[-4000:]}{proc.stdout[-2000:]}"
+            )
+        return json.loads(out.read_text())
+
+
+def write_json(path: Path, data: object) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")

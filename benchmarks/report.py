@@ -1,0 +1,198 @@
+"""The figures, their targets, and the table printed and written as JSON.
+
+Each row reads one key of a figure's summary (the medians over runs), with the baseline
+measured in the same run where there is one, and a target where the issue sets one.
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+Compare = Callable[[float, float], bool]
+_OPS: dict[str, Compare] = {"<=": operator.le, ">=": operator.ge}
+
+
+@dataclass(frozen=True)
+class Row:
+    figure: str
+    label: str
+    key: str
+    unit: str
+    baseline: str | None = None
+    target: tuple[str, float] | None = None
+
+    def evaluate(self, summary: dict[str, Any]) -> dict[str, Any]:
+        value = summary.get(self.key)
+        baseline = summary.get(self.baseline) if self.baseline else None
+        passed: bool | None = None
+        if self.target is not None and isinstance(value, (int, float)) and _is_number(value):
+            op, limit = self.target
+            passed = _OPS[op](float(value), limit)
+        return {
+            "figure": self.figure,
+            "metric": self.label.format(**summary),
+            "key": self.key,
+            "value": value,
+            "unit": self.unit,
+            "baseline": baseline,
+            "target": None if self.target is None else f"{self.target[0]} {self.target[1]:g}",
+            "pass": passed,
+        }
+
+
+FIGURES: dict[str, tuple[str, list[Row]]] = {
+    "first_screen": (
+        "1 First screen",
+        [
+            Row("1", "start to first frame: ink (vs bare)", "ink_ms", "ms", "bare_ms"),
+            Row("1", "first frame, ink / bare", "ratio", "x", target=("<=", 1.5)),
+            Row("1", "RSS at first frame", "ink_rss_frame_mib", "MiB", "bare_rss_frame_mib"),
+            Row(
+                "1",
+                "RSS idle (controller built)",
+                "ink_rss_idle_mib",
+                "MiB",
+                "bare_rss_idle_mib",
+                ("<=", 80),
+            ),
+            Row("1", "eager imports at first frame", "eager_imports", "modules", None, ("<=", 0)),
+        ],
+    ),
+    "ingest": (
+        "2 Streaming ingest",
+        [
+            Row(
+                "2",
+                "{size_kb:g} KB in 4-byte deltas: ink (vs Markdown.get_stream)",
+                "ink_kbps",
+                "KB/s",
+                "bare_kbps",
+                (">=", 100),
+            ),
+            Row("2", "ingest, ink / bare", "ratio", "x"),
+        ],
+    ),
+    "key_latency": (
+        "3 Key latency at 8 KB/s",
+        [
+            Row("3", "key to input box p50 (vs idle)", "p50_ms", "ms", "idle_p50_ms"),
+            Row("3", "key to input box p99 (vs idle)", "p99_ms", "ms", "idle_p99_ms", ("<=", 33)),
+            Row("3", "key to input box max", "max_ms", "ms"),
+        ],
+    ),
+    "long_session": (
+        "4 Long session",
+        [
+            Row("4", "RSS, {small:g} messages", "rss_mib_small", "MiB"),
+            Row("4", "RSS, {large:g} messages", "rss_mib_large", "MiB", None, ("<=", 200)),
+            Row(
+                "4",
+                "append an answer, {large:g} (vs {small:g})",
+                "append_ms_large",
+                "ms",
+                "append_ms_small",
+            ),
+            Row("4", "append, {large:g} / {small:g}", "append_ms_ratio", "x", None, ("<=", 1.2)),
+            Row(
+                "4",
+                "scroll a page, {large:g} (vs {small:g})",
+                "scroll_ms_large",
+                "ms",
+                "scroll_ms_small",
+            ),
+            Row("4", "scroll, {large:g} / {small:g}", "scroll_ms_ratio", "x", None, ("<=", 1.2)),
+            Row("4", "build {large:g} messages", "build_s_large", "s"),
+        ],
+    ),
+    "interrupt": (
+        "5 Interrupt",
+        [
+            Row(
+                "5", "Ctrl+C in a stream to HTTP closed", "http_closed_ms", "ms", None, ("<=", 100)
+            ),
+            Row(
+                "5",
+                "Ctrl+C in bash to process group gone",
+                "group_gone_ms",
+                "ms",
+                None,
+                ("<=", 200),
+            ),
+            Row("5", "Ctrl+C in a stream to idle", "idle_after_stream_ms", "ms", None, ("<=", 300)),
+            Row("5", "Ctrl+C in bash to idle", "idle_after_bash_ms", "ms", None, ("<=", 300)),
+        ],
+    ),
+}
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def rows_for(name: str, summary: dict[str, Any] | None) -> list[dict[str, Any]]:
+    _, rows = FIGURES[name]
+    if summary is None:
+        return [
+            {
+                "figure": row.figure,
+                "metric": row.label,
+                "key": row.key,
+                "value": None,
+                "unit": row.unit,
+                "baseline": None,
+                "target": None if row.target is None else f"{row.target[0]} {row.target[1]:g}",
+                "pass": False if row.target is not None else None,
+            }
+            for row in rows
+        ]
+    return [row.evaluate(summary) for row in rows]
+
+
+def _shown(value: object) -> str:
+    if not _is_number(value):
+        return "error" if value is None else str(value)
+    if isinstance(value, int):
+        return str(value)
+    assert isinstance(value, float)
+    number = value
+    if number == 0:
+        return "0"
+    if abs(number) >= 100:
+        return f"{number:.0f}"
+    if abs(number) >= 10:
+        return f"{number:.1f}"
+    return f"{number:.2f}"
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    """A markdown table: readable in a terminal, pasteable into the README."""
+    header = ["#", "figure", "value", "baseline", "target", "result"]
+    lines = [header]
+    for row in rows:
+        result = {True: "pass", False: "MISS", None: "-"}[row["pass"]]
+        if row["value"] is None:
+            result = "error"
+        baseline = "" if row["baseline"] is None else f"{_shown(row['baseline'])} {row['unit']}"
+        target = "" if row["target"] is None else f"{row['target']} {row['unit']}"
+        lines.append(
+            [
+                row["figure"],
+                row["metric"],
+                f"{_shown(row['value'])} {row['unit']}",
+                baseline,
+                target,
+                result,
+            ]
+        )
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    out = []
+    for index, line in enumerate(lines):
+        out.append("| " + " | ".join(cell.ljust(w) for cell, w in zip(line, widths, strict=True)))
+        out[-1] += " |"
+        if index == 0:
+            out.append("| " + " | ".join("-" * w for w in widths) + " |")
+    return "\n".join(out)

@@ -1,0 +1,175 @@
+"""`python -m benchmarks`: run every figure, print the table, write the JSON.
+
+    python -m benchmarks              # full sizes, a few minutes on 2 cores
+    python -m benchmarks --quick      # tiny sizes, one run each: seconds (used by a test)
+    python -m benchmarks --only 2,3   # some figures
+    python -m benchmarks --runs 5     # more runs per figure (the median is reported)
+
+Everything runs headless (frames are rendered as for a terminal, then dropped) and is
+pinned to `--cores` CPUs (default 2). Results go to `benchmarks/results/latest.json`
+(or `--out`). The exit status is 0 when every figure ran, 1 when one failed, and with
+`--check` 2 when a target was missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import time
+import traceback
+from collections.abc import Callable
+from importlib import import_module, metadata
+from pathlib import Path
+from typing import Any
+
+from benchmarks.common import REPO_ROOT, write_json
+from benchmarks.report import FIGURES, rows_for, table
+
+DEFAULT_OUT = REPO_ROOT / "benchmarks" / "results" / "latest.json"
+
+# Figure name -> (module, full-mode runs).
+MODULES: dict[str, tuple[str, int]] = {
+    "first_screen": ("benchmarks.fig1_first_screen", 5),
+    "ingest": ("benchmarks.fig2_ingest", 3),
+    "key_latency": ("benchmarks.fig3_key_latency", 3),
+    "long_session": ("benchmarks.fig4_long_session", 3),
+    "interrupt": ("benchmarks.fig5_interrupt", 3),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Benchmarks of ink against baselines measured in the same run.",
+    )
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, one run each")
+    parser.add_argument("--runs", type=int, default=None, help="runs per figure (median)")
+    parser.add_argument(
+        "--only", default="", help="figures to run, by number or name: e.g. 1,3 or ingest"
+    )
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the JSON results file")
+    parser.add_argument("--cores", type=int, default=2, help="CPUs to run on (0: all)")
+    parser.add_argument("--check", action="store_true", help="exit 2 if a target is missed")
+    return parser
+
+
+def selected(only: str) -> list[str]:
+    names = list(MODULES)
+    if not only.strip():
+        return names
+    chosen: list[str] = []
+    for token in only.split(","):
+        token = token.strip()
+        if token.isdigit() and 1 <= int(token) <= len(names):
+            chosen.append(names[int(token) - 1])
+        elif token in MODULES:
+            chosen.append(token)
+        else:
+            raise SystemExit(f"unknown figure {token!r}; choose from 1-5 or {', '.join(names)}")
+    return [name for name in names if name in chosen]
+
+
+def pin_cores(cores: int) -> list[int]:
+    """Run this process and its children on `cores` CPUs; returns the CPUs in use."""
+    available = sorted(os.sched_getaffinity(0))
+    if cores > 0 and len(available) > cores:
+        os.sched_setaffinity(0, available[:cores])
+    return sorted(os.sched_getaffinity(0))
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _git(*args: str) -> str | None:
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=REPO_ROOT, capture_output=True, text=True, timeout=10
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+def run_figure(name: str, quick: bool, runs: int, log: Callable[[str], None]) -> dict[str, Any]:
+    module = import_module(MODULES[name][0])
+    started = time.monotonic()
+    try:
+        samples = module.measure(quick, runs)
+        summary = module.summarize(samples)
+        error = None
+    except Exception:
+        samples, summary = None, None
+        error = traceback.format_exc()
+        log(f"  {name} failed:\n{error}")
+    seconds = time.monotonic() - started
+    log(f"  {FIGURES[name][0]}: {seconds:.1f} s")
+    return {
+        "runs": runs,
+        "seconds": seconds,
+        "summary": summary,
+        "samples": samples,
+        "error": error,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    names = selected(args.only)
+    cpus = pin_cores(args.cores)
+
+    def log(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    mode = "quick" if args.quick else "full"
+    log(f"ink benchmarks ({mode}) on {len(cpus)} CPUs: {', '.join(names)}")
+    started = time.monotonic()
+    started_at = datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+    results: dict[str, Any] = {}
+    rows: list[dict[str, Any]] = []
+    for name in names:
+        runs = args.runs or (1 if args.quick else MODULES[name][1])
+        results[name] = run_figure(name, args.quick, runs, log)
+        rows.extend(rows_for(name, results[name]["summary"]))
+    duration = time.monotonic() - started
+
+    report = {
+        "meta": {
+            "mode": mode,
+            "started": started_at,
+            "duration_s": duration,
+            "cpus": cpus,
+            "python": platform.python_version(),
+            "textual": _version("textual"),
+            "rich": _version("rich"),
+            "httpx": _version("httpx"),
+            "platform": platform.platform(),
+            "commit": _git("rev-parse", "--short", "HEAD"),
+            "dirty": bool(_git("status", "--porcelain")),
+            "command": " ".join(["python -m benchmarks", *(argv or sys.argv[1:])]),
+        },
+        "rows": rows,
+        "figures": results,
+    }
+    write_json(args.out, report)
+    print(table(rows))
+    print(f"\n{mode} run: {duration:.0f} s; results in {_relative(args.out)}")
+    if any(result["error"] for result in results.values()):
+        return 1
+    if args.check and any(row["pass"] is False for row in rows):
+        return 2
+    return 0
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)
