@@ -113,6 +113,10 @@ async def _appends(app: Any, tag: str) -> list[float]:
     transcript = app.query_one(Transcript)
     driver = sink(app)
     times: list[float] = []
+    # The user is at the bottom, following: otherwise (after the scroll figure of the
+    # previous size) the new answer is drawn off screen and never shows.
+    transcript.follow()
+    await asyncio.sleep(0.05)
     for n in range(APPENDS):
         marker = f"APPENDED{tag}N{n}END"
         shown = driver.watch(marker)

@@ -13,6 +13,7 @@ through the app's message queue behind whatever the app is busy with.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +31,9 @@ if TYPE_CHECKING:
     from ink_tui.ui.app import InkApp
 
 SIZE = (100, 32)
+
+
+_ESCAPES = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b[()][A-Za-z0-9]|\x1b[=>]")
 
 
 @dataclass
@@ -66,7 +70,10 @@ class SinkDriver(HeadlessDriver):
                 if not waiter.done():
                     waiter.set_result(now)
         if self._watches:
-            for watch in [w for w in self._watches if w.needle in data]:
+            # A frame may split a line into styled runs or write only the cells that
+            # changed; match on the text with the escape sequences taken out.
+            plain = _ESCAPES.sub("", data)
+            for watch in [w for w in self._watches if w.needle in plain]:
                 self._watches.remove(watch)
                 if not watch.future.done():
                     watch.future.set_result(now)

@@ -133,13 +133,17 @@ def _is_number(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
+# Label fields when a figure failed and has no summary: the full-mode sizes.
+LABEL_DEFAULTS: dict[str, Any] = {"small": 10, "large": 5000, "size_kb": 200}
+
+
 def rows_for(name: str, summary: dict[str, Any] | None) -> list[dict[str, Any]]:
     _, rows = FIGURES[name]
     if summary is None:
         return [
             {
                 "figure": row.figure,
-                "metric": row.label,
+                "metric": row.label.format(**LABEL_DEFAULTS),
                 "key": row.key,
                 "value": None,
                 "unit": row.unit,
@@ -182,7 +186,7 @@ def table(rows: list[dict[str, Any]]) -> str:
             [
                 row["figure"],
                 row["metric"],
-                f"{_shown(row['value'])} {row['unit']}",
+                "error" if row["value"] is None else f"{_shown(row['value'])} {row['unit']}",
                 baseline,
                 target,
                 result,
