@@ -122,7 +122,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             controller = assemble_controller(
                 model, workspace, settings=settings, user_config_dir=config.user_config_dir
             )
-            return await run_print(controller, prompt)
+            if args.no_session:
+                return await run_print(controller, prompt)
+            # Print runs are sessions too, so `ink -c` can pick up where one left off.
+            from ink_tui.session.session_recorder import SessionRecorder
+            from ink_tui.session.session_writer import SessionWriter
+
+            with SessionWriter.create(workspace, controller.provider.model) as writer:
+                controller.bus.subscribe(SessionRecorder(writer))
+                return await run_print(controller, prompt)
 
         return asyncio.run(run())
 

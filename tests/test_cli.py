@@ -47,3 +47,16 @@ def test_print_mode_reports_config_problems_and_still_runs(workspace: Path, tmp_
     assert done.returncode == 0, done.stderr
     assert "config.toml" in done.stderr and "line 1" in done.stderr
     assert "demo model" in done.stdout
+
+
+def test_print_mode_records_a_session_unless_told_not_to(workspace: Path, tmp_path: Path) -> None:
+    from ink_tui.session.catalog import list_sessions
+
+    root = tmp_path / "data" / "ink"
+    done = run_ink("-p", "hello", cwd=workspace, home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    [session] = list_sessions(workspace, root)
+    assert session.first_prompt == "hello"
+    done = run_ink("-p", "hello again", "--no-session", cwd=workspace, home=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert len(list_sessions(workspace, root)) == 1

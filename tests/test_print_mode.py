@@ -6,20 +6,23 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 from ink_tui.tools.process_group import group_alive
 from tests.scripted_server import Gate, ScriptedServer, error_reply, text_reply, tool_reply
 
+MODEL_VARIABLES = {"INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "OPENAI_BASE_URL", "INK_MODEL"}
+
+# Sessions and config of these runs go to a folder of their own, never the real home.
+_HOME = tempfile.mkdtemp(prefix="ink-print-tests-")
+
 
 def clean_env(**extra: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k
-        not in {"INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "OPENAI_BASE_URL", "INK_MODEL"}
-    }
+    env = {k: v for k, v in os.environ.items() if k not in MODEL_VARIABLES}
+    env["XDG_DATA_HOME"] = os.path.join(_HOME, "data")
+    env["XDG_CONFIG_HOME"] = os.path.join(_HOME, "config")
     env.update(extra)
     return env
 
