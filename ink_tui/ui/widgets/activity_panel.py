@@ -86,10 +86,13 @@ class ActivityPanel(Static):
             self._ticker.pause()
         elif isinstance(event, TurnStart):
             self._set_phase("waiting for the model")
-        elif isinstance(event, ThinkingDelta):
-            self._set_phase("thinking")
-        elif isinstance(event, TextDelta):
-            self._set_phase("streaming the answer")
+        elif isinstance(event, ThinkingDelta | TextDelta):
+            # Deltas come by the thousand: repaint only when the phase changes; the
+            # ticker keeps the elapsed time moving.
+            phase = "thinking" if isinstance(event, ThinkingDelta) else "streaming the answer"
+            if phase == self.phase:
+                return
+            self._set_phase(phase)
         elif isinstance(event, ToolStart):
             self._set_phase("running tools")
             self.rows[event.call.id] = _Row(call_label(event.call), event.concurrent, clock.now())
