@@ -12,7 +12,7 @@ from ink_tui.control.run_settings import RunSettings
 from ink_tui.core.events import Event
 from ink_tui.core.tool_api import Tool
 from ink_tui.providers.openai_compat import OpenAICompatProvider
-from tests.scripted_server import ScriptedServer
+from tests.scripted_server import Gate, ScriptedServer
 
 
 class Recorder:
@@ -67,6 +67,11 @@ def make_controller(
     recorder = Recorder()
     controller.bus.subscribe(recorder)
     return controller, recorder
+
+
+async def wait_gate(gate: Gate) -> None:
+    """Wait until the server holds its stream at `gate` (fails the test if it never does)."""
+    assert await asyncio.to_thread(gate.reached.wait, 10), "the server never reached the gate"
 
 
 async def wait_requests(server: ScriptedServer, count: int, within: float = 10.0) -> None:

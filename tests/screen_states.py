@@ -34,6 +34,7 @@ from ink_tui.tools.read import ReadTool
 from ink_tui.ui.app import InkApp
 from ink_tui.ui.startup import SessionPlan
 from ink_tui.ui.widgets.queue_row import EntryEditor, EntryText, QueueRow
+from tests.run_helpers import wait_gate
 from tests.scripted_server import (
     Gate,
     ScriptedServer,
@@ -41,7 +42,7 @@ from tests.scripted_server import (
     text_reply,
     tool_reply,
 )
-from tests.ui_helpers import make_app, type_text, wait_gate, wait_until
+from tests.ui_helpers import make_app, type_text, wait_until
 
 WORKSPACE = Path("/tmp/acme-shop")
 

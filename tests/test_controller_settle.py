@@ -13,12 +13,8 @@ import pytest
 from ink_tui.control.run_settings import RunSettings
 from ink_tui.core.tool_api import ToolContext, ToolResult
 from ink_tui.tools import default_tools
-from tests.run_helpers import make_controller, user_texts
+from tests.run_helpers import make_controller, user_texts, wait_gate
 from tests.scripted_server import Gate, ScriptedServer, error_reply, text_reply, tool_reply
-
-
-async def hold(gate: Gate) -> None:
-    await asyncio.to_thread(gate.reached.wait, 10)
 
 
 async def test_abort_during_stream_hangs_up_and_restores_the_queue(
@@ -28,7 +24,7 @@ async def test_abort_during_stream_hangs_up_and_restores_the_queue(
     server.push(text_reply("Partial answer that never ends", pieces=4, gate=gate))
     controller, events = make_controller(server, workspace)
     controller.submit("go")
-    await hold(gate)
+    await wait_gate(gate)
     await events.wait_for(lambda e: e.type == "text_delta")
     controller.submit("S1 steer")
     controller.submit("F1 follow", "follow_up")
@@ -133,7 +129,7 @@ async def test_failed_request_reports_the_cause_and_restores_the_queue(
     )
     controller, events = make_controller(server, workspace)
     controller.submit("go")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("!echo never runs")
     controller.submit("follow", "follow_up")
     gate.open()
@@ -185,7 +181,7 @@ async def test_pull_queue_to_editor_keeps_the_run_going(
     server.push(text_reply("still going", gate=gate))
     controller, events = make_controller(server, workspace)
     controller.submit("go")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("a")
     controller.submit("b", "follow_up")
     assert controller.pull_queue_to_editor() == 2
@@ -208,11 +204,11 @@ async def test_edit_of_an_entry_taken_meanwhile_is_queued_again(
     )
     controller, _ = make_controller(server, workspace)
     controller.submit("go")
-    await hold(gate1)
+    await wait_gate(gate1)
     controller.submit("original steer")
     entry_id = controller.queue.entries[0].id
     gate1.open()
-    await hold(gate2)  # the loop has taken the entry while the user was editing it
+    await wait_gate(gate2)  # the loop has taken the entry while the user was editing it
     controller.edit_entry(entry_id, "edited steer")
     assert [e.text for e in controller.queue.entries] == ["edited steer"]
     gate2.open()
@@ -228,7 +224,7 @@ async def test_queue_updates_publish_the_whole_queue(
     server.push(text_reply("x", gate=gate), text_reply("y"))
     controller, events = make_controller(server, workspace)
     controller.submit("go")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("one")
     controller.submit("two", "follow_up")
     first = controller.queue.entries[0].id
@@ -265,7 +261,7 @@ async def _abort_with_queue(server: ScriptedServer, workspace: Path, policy: str
     settings = RunSettings(interrupt_queue=policy)  # type: ignore[arg-type]
     controller, events = make_controller(server, workspace, settings=settings)
     controller.submit("go")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("kept one")
     controller.submit("kept two", "follow_up")
     controller.interrupt()
@@ -313,7 +309,7 @@ async def test_interrupt_queue_send_runs_the_queue_next(
     settings = RunSettings(interrupt_queue="send")
     controller, events = make_controller(server, workspace, settings=settings)
     controller.submit("go")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("sent one")
     controller.submit("sent two", "follow_up")
     controller.interrupt()

@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from ink_tui.control.run_settings import RunSettings
-from tests.run_helpers import last_roles, make_controller, user_texts
+from tests.run_helpers import last_roles, make_controller, user_texts, wait_gate
 from tests.scripted_server import Gate, ScriptedServer, text_reply, tool_reply
-
-
-async def hold(gate: Gate) -> None:
-    await asyncio.to_thread(gate.reached.wait, 10)
 
 
 async def test_worked_example_steers_together_then_follow_ups_one_by_one(
@@ -26,7 +21,7 @@ async def test_worked_example_steers_together_then_follow_ups_one_by_one(
     )
     controller, events = make_controller(server, workspace)
     controller.submit("fix the sum function")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("F1 write a change note", "follow_up")
     controller.submit("S2 do not change the interface", "steer")
     controller.submit("F3 add usage docs", "follow_up")
@@ -65,7 +60,7 @@ async def test_steer_during_tools_reaches_the_next_request_after_the_results(
     server.push(tool_reply([("ls", {})], gate=gate), text_reply("Noted."))
     controller, _ = make_controller(server, workspace)
     controller.submit("look around")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("only look at python files")
     gate.open()
     await controller.wait_idle()
@@ -87,7 +82,7 @@ async def test_follow_up_waits_until_the_answer_ends(
     )
     controller, _ = make_controller(server, workspace)
     controller.submit("look around")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("then summarise", "follow_up")
     gate.open()
     await controller.wait_idle()
@@ -107,7 +102,7 @@ async def test_skip_flag_keeps_one_at_a_time_steers_apart(
     settings = RunSettings(steering_mode="one-at-a-time")
     controller, _ = make_controller(server, workspace, settings=settings)
     controller.submit("start")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("S1")
     controller.submit("S2")
     gate.open()
@@ -129,7 +124,7 @@ async def test_follow_up_mode_all_sends_every_follow_up_at_once(
     settings = RunSettings(follow_up_mode="all")
     controller, _ = make_controller(server, workspace, settings=settings)
     controller.submit("start")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("F1", "follow_up")
     controller.submit("F2", "follow_up")
     gate.open()
@@ -145,7 +140,7 @@ async def test_modes_are_read_once_when_the_run_starts(
     server.push(text_reply("Hm.", gate=gate), text_reply("ok"))
     controller, _ = make_controller(server, workspace)
     controller.submit("start")
-    await hold(gate)
+    await wait_gate(gate)
     controller.settings.steering_mode = "one-at-a-time"
     controller.submit("S1")
     controller.submit("S2")
@@ -161,7 +156,7 @@ async def test_shell_lines_are_never_taken_by_the_loop_and_run_after_completion(
     server.push(text_reply("Hm.", gate=gate), text_reply("ok"))
     controller, events = make_controller(server, workspace)
     controller.submit("start")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("!echo from-the-shell")
     controller.submit("S1")
     gate.open()
@@ -192,7 +187,7 @@ async def test_max_iterations_after_tool_replies_then_queue_runs_as_new_run(
     settings.loop.max_iterations = 2
     controller, events = make_controller(server, workspace, settings=settings)
     controller.submit("loop forever")
-    await hold(gate)
+    await wait_gate(gate)
     controller.submit("!echo queued-shell")
     controller.submit("next task", "follow_up")
     gate.open()

@@ -12,7 +12,7 @@ from ink_tui.ui.keys import install_alt_enter
 from ink_tui.ui.widgets.queue_list import QueueList
 from ink_tui.ui.widgets.queue_row import EntryEditor, EntryText
 from ink_tui.ui.widgets.transcript import Transcript
-from tests.run_helpers import user_texts
+from tests.run_helpers import user_texts, wait_gate
 from tests.scripted_server import (
     Gate,
     ScriptedServer,
@@ -20,7 +20,7 @@ from tests.scripted_server import (
     text_reply,
     tool_reply,
 )
-from tests.ui_helpers import make_app, type_text, wait_gate, wait_until
+from tests.ui_helpers import make_app, type_text, wait_until
 
 SIZE = (100, 32)
 

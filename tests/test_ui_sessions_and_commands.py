@@ -11,6 +11,7 @@ from ink_tui.ui.screens.help_screen import HelpScreen
 from ink_tui.ui.screens.list_picker import ListPicker
 from ink_tui.ui.startup import SessionPlan
 from ink_tui.ui.widgets.transcript import Transcript
+from tests.run_helpers import wait_gate
 from tests.scripted_server import ScriptedServer, text_reply, tool_reply
 from tests.ui_helpers import make_app, type_text, wait_until
 
@@ -166,7 +167,6 @@ async def test_a_queue_kept_by_the_interrupt_is_shown_paused_and_enter_resumes_i
     from ink_tui.control.run_settings import RunSettings
     from ink_tui.ui.widgets.queue_list import QueueList
     from tests.scripted_server import Gate
-    from tests.ui_helpers import wait_gate
 
     gate = Gate()
     server.push(text_reply("working", gate=gate), text_reply("resumed"))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,7 +18,7 @@ from ink_tui.tools import default_tools
 from ink_tui.ui.app import InkApp
 from ink_tui.ui.startup import SessionPlan
 from tests.run_helpers import Recorder
-from tests.scripted_server import Gate, ScriptedServer
+from tests.scripted_server import ScriptedServer
 
 
 def make_app(
@@ -68,10 +67,6 @@ async def wait_until(
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or predicate}")
         await pilot.pause(0.02)
-
-
-async def wait_gate(gate: Gate) -> None:
-    assert await asyncio.to_thread(gate.reached.wait, 10), "the server never reached the gate"
 
 
 async def type_text(pilot: Pilot, text: str) -> None:
