@@ -32,8 +32,10 @@ from ink_tui.session.store_paths import session_file_name, workspace_dir
 from ink_tui.tools import default_tools
 from ink_tui.tools.read import ReadTool
 from ink_tui.ui.app import InkApp
+from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.startup import SessionPlan
 from ink_tui.ui.widgets.queue_row import EntryEditor, EntryText, QueueRow
+from ink_tui.ui.widgets.transcript import Transcript
 from tests.run_helpers import wait_gate
 from tests.scripted_server import (
     Gate,
@@ -191,9 +193,13 @@ def _parallel_script(server: ScriptedServer) -> list[Any]:
     return [asyncio.Event()]
 
 
+def _transcript(pilot: Pilot) -> Transcript:
+    return pilot.app.query_one(Transcript)
+
+
 async def _parallel(pilot: Pilot, held: list[Any]) -> None:
     await submit(pilot, "read everything")
-    await wait_until(pilot, lambda: len(pilot.app.query("ToolBlock")) == 6)
+    await wait_until(pilot, lambda: len(_transcript(pilot).blocks_of(ToolBlock)) == 6)
     await pilot.pause(0.2)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ink_tui.ui.widgets.markdown_splitter import (
+from ink_tui.ui.blocks.markdown_splitter import (
     CODE_CHUNK_LINES,
     Block,
     MarkdownSplitter,

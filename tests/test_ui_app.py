@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual._xterm_parser import XTermParser
 
+from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.keys import install_alt_enter
 from ink_tui.ui.widgets.queue_list import QueueList
 from ink_tui.ui.widgets.queue_row import EntryEditor, EntryText
@@ -261,17 +262,21 @@ async def test_folds_expand_and_collapse_one_by_one_and_all_at_once(
         await submit(pilot, "list")
         await app.controller.wait_idle()
         await pilot.pause()
-        blocks = list(app.query("ToolBlock"))
+        transcript = app.query_one(Transcript)
+        blocks = transcript.blocks_of(ToolBlock)
         assert len(blocks) == 2
         assert all(not b.expanded for b in blocks)
         assert "more lines" in transcript_text(app)
-        await pilot.click(blocks[0])
+        region = transcript.block_region(blocks[0])
+        assert region is not None
+        await pilot.click(transcript, offset=region.offset)
         await pilot.pause()
         assert blocks[0].expanded and not blocks[1].expanded
         await pilot.press("ctrl+o")
         assert all(b.expanded for b in blocks)
         await pilot.press("ctrl+o")
         assert all(not b.expanded for b in blocks)
-        blocks[1].focus()
-        await pilot.press("enter")
+        transcript.focus()
+        await pilot.press("up", "down", "enter")
+        assert transcript.cursor is blocks[1]
         assert blocks[1].expanded

@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager
+from typing import TypeVar
 
 import pytest
+from rich.style import Style
 from textual.app import App, ComposeResult
-from textual.color import Color
-from textual.geometry import Region
 from textual.pilot import Pilot
-from textual.widget import Widget
 
 from ink_tui.control.bus import EventBus, Subscriber
 from ink_tui.core.events import (
@@ -31,12 +30,15 @@ from ink_tui.core.events import (
 from ink_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage
 from ink_tui.core.tool_api import ToolResult
 from ink_tui.ui import clock
-from ink_tui.ui.widgets.answer_block import AnswerBlock
-from ink_tui.ui.widgets.notice_block import NoticeBlock
-from ink_tui.ui.widgets.thinking_block import ThinkingBlock
-from ink_tui.ui.widgets.tool_block import ToolBlock
-from ink_tui.ui.widgets.transcript import Transcript
-from ink_tui.ui.widgets.user_block import UserBlock
+from ink_tui.ui.blocks.answer_block import AnswerBlock
+from ink_tui.ui.blocks.block import Block
+from ink_tui.ui.blocks.notice_block import NoticeBlock
+from ink_tui.ui.blocks.thinking_block import ThinkingBlock
+from ink_tui.ui.blocks.tool_block import ToolBlock
+from ink_tui.ui.blocks.user_block import UserBlock
+from ink_tui.ui.widgets.transcript import MARKER_X, Transcript
+
+BlockT = TypeVar("BlockT", bound=Block)
 
 
 class CountingBus(EventBus):
@@ -80,11 +82,34 @@ def frozen_clock() -> Iterator[None]:
     clock.freeze(None)
 
 
-def rendered(widget: Widget) -> str:
-    """The widget's own rendered lines, as on screen."""
-    width, height = widget.region.size
-    lines = widget.render_lines(Region(0, 0, width, height))
+def rendered(transcript: Transcript, block: Block) -> str:
+    """The block's lines as the transcript draws them, without margins and padding."""
+    lines = transcript.block_lines(block)
     return "\n".join(line.text.strip() for line in lines).strip("\n")
+
+
+def body(transcript: Transcript, block: ToolBlock) -> str:
+    """A tool block's result as drawn: its lines under the state line."""
+    return rendered(transcript, block).split("\n", 1)[1]
+
+
+def header(transcript: Transcript, block: ToolBlock) -> str:
+    return rendered(transcript, block).split("\n", 1)[0]
+
+
+def styles_of(transcript: Transcript, block: Block, text: str) -> list[Style]:
+    """The styles of the drawn segments of `block` that hold `text`."""
+    return [
+        segment.style
+        for line in transcript.block_lines(block)
+        for segment in line
+        if text in segment.text and segment.style is not None
+    ]
+
+
+def one(transcript: Transcript, kind: type[BlockT]) -> BlockT:
+    (block,) = transcript.blocks_of(kind)
+    return block
 
 
 def call(call_id: str, name: str = "bash", **arguments: object) -> ToolCall:
@@ -112,29 +137,32 @@ async def test_streamed_text_shows_before_message_end() -> None:
     async with running() as (pilot, transcript, bus):
         publish_all(bus, *deltas("Hello **there**, streaming world"))
         await pilot.pause(0.05)
-        answer = transcript.query_one(AnswerBlock)
-        assert "Hello there, streaming world" in rendered(answer.tail)
+        answer = one(transcript, AnswerBlock)
+        assert answer.tail_source == "Hello **there**, streaming world"
+        assert rendered(transcript, answer) == "Hello there, streaming world"
         bus.publish(MessageEnd(message=AssistantMessage(text="...")))
         await pilot.pause(0.05)
-        assert [rendered(b) for b in answer.blocks] == ["Hello there, streaming world"]
+        assert [g.source for g in answer.groups] == ["Hello **there**, streaming world"]
+        assert answer.tail_source == ""
+        assert rendered(transcript, answer) == "Hello there, streaming world"
 
 
 async def test_finished_blocks_are_not_rendered_again_as_text_streams_in() -> None:
     async with running() as (pilot, transcript, bus):
         publish_all(bus, *deltas("# Title\n\nFirst paragraph.\n\nSecond "))
         await pilot.pause(0.05)
-        answer = transcript.query_one(AnswerBlock)
-        first = answer.blocks
-        assert [b.source for b in first] == ["# Title\n\nFirst paragraph."]
-        renders = [b.renders for b in first]
-        tail_updates = answer.tail.updates
+        answer = one(transcript, AnswerBlock)
+        first = list(answer.groups)
+        assert [g.source for g in first] == ["# Title\n\nFirst paragraph."]
+        assert [g.renders for g in first] == [1]
+        tail_updates = answer.tail_updates
         for piece in ("para", "graph goes ", "on and on", " and on."):
             bus.publish(TextDelta(text=piece))
             await pilot.pause(0.03)
-        assert answer.blocks == first
-        assert [b.renders for b in first] == renders
-        assert answer.tail.updates > tail_updates
-        assert "Second paragraph goes on and on and on." in rendered(answer.tail)
+        assert len(answer.groups) == 1 and answer.groups[0] is first[0]
+        assert first[0].renders == 1
+        assert answer.tail_updates > tail_updates
+        assert "Second paragraph goes on and on and on." in rendered(transcript, answer)
 
 
 async def test_a_burst_of_deltas_redraws_the_tail_once_per_frame() -> None:
@@ -142,9 +170,9 @@ async def test_a_burst_of_deltas_redraws_the_tail_once_per_frame() -> None:
         text = "word " * 2000
         publish_all(bus, *deltas(text))
         await pilot.pause(0.05)
-        answer = transcript.query_one(AnswerBlock)
-        assert answer.tail.source == text
-        assert answer.tail.updates <= 2
+        answer = one(transcript, AnswerBlock)
+        assert answer.tail_source == text
+        assert answer.tail_updates <= 2
 
 
 async def test_50_kb_in_4_byte_deltas_is_taken_in_whole_with_few_redraws() -> None:
@@ -157,11 +185,12 @@ async def test_50_kb_in_4_byte_deltas_is_taken_in_whole_with_few_redraws() -> No
                 await asyncio.sleep(0)  # let frames happen while text streams in
         transcript.end_answer()
         await pilot.pause(0.05)
-        answer = transcript.query_one(AnswerBlock)
+        answer = one(transcript, AnswerBlock)
         assert answer.text == text
-        assert "\n\n".join(b.source for b in answer.blocks) == text.strip()
-        assert answer.tail.updates < len(text) // 4 // 50
-        assert len(answer.blocks) < len(text) // len(chunk)
+        assert "\n\n".join(g.source for g in answer.groups) == text.strip()
+        assert answer.tail_updates < len(text) // 4 // 50
+        assert len(answer.groups) < len(text) // len(chunk)
+        assert rendered(transcript, answer).count("return [1]") == text.count("return [1]")
 
 
 async def test_a_code_block_with_a_blank_line_inside_stays_one_block() -> None:
@@ -170,13 +199,13 @@ async def test_a_code_block_with_a_blank_line_inside_stays_one_block() -> None:
         publish_all(bus, *deltas(f"Before:\n\n{code}\n\nafter", size=1))
         bus.publish(MessageEnd(message=AssistantMessage(text="")))
         await pilot.pause(0.05)
-        blocks = transcript.query_one(AnswerBlock).blocks
-        sources = [b.source for b in blocks]
+        answer = one(transcript, AnswerBlock)
+        sources = [g.source for g in answer.groups]
         assert "\n\n".join(sources) == f"Before:\n\n{code}\n\nafter"
-        code_block = next(b for b in blocks if "def f" in b.source)
-        assert "return 1" in code_block.source
-        shown = rendered(code_block)
-        assert "def f():" in shown and "return 1" in shown
+        code_group = next(g for g in answer.groups if "def f" in g.source)
+        assert "return 1" in code_group.source
+        shown = rendered(transcript, answer)
+        assert "def f():" in shown and "return 1" in shown and "```" not in shown
 
 
 async def test_a_reply_of_only_tool_calls_shows_no_empty_answer() -> None:
@@ -186,8 +215,8 @@ async def test_a_reply_of_only_tool_calls_shows_no_empty_answer() -> None:
         bus.publish(MessageEnd(message=AssistantMessage(tool_calls=[tc])))
         publish_all(bus, ToolStart(call=tc), tool_end(tc, ToolResult("ok")))
         await pilot.pause(0.05)
-        assert not transcript.query(AnswerBlock)
-        assert len(transcript.query(ToolBlock)) == 1
+        assert not transcript.blocks_of(AnswerBlock)
+        assert len(transcript.blocks_of(ToolBlock)) == 1
 
 
 async def test_user_messages_label_steer_and_follow_up() -> None:
@@ -201,33 +230,35 @@ async def test_user_messages_label_steer_and_follow_up() -> None:
             RunStart(kind="shell", prompt="!ls -la"),
         )
         await pilot.pause()
+        users = transcript.blocks_of(UserBlock)
         # The left border comes first on screen; the words and tags follow it.
-        shown = [rendered(block).lstrip("▌ ") for block in transcript.query(UserBlock)]
+        shown = [rendered(transcript, block).lstrip("▌ ") for block in users]
         assert shown == ["fix it", "steer  use [red] sparingly", "follow-up  then test", "!ls -la"]
-        assert [b.kind for b in transcript.query(UserBlock)] == [
-            "prompt",
-            "steer",
-            "follow_up",
-            "shell",
-        ]
+        assert [b.kind for b in users] == ["prompt", "steer", "follow_up", "shell"]
+        # Injections and shell lines have their own border colour.
+        borders = [styles_of(transcript, block, "▌")[0].color for block in users]
+        assert borders[1] == borders[2] and len({borders[0], borders[1], borders[3]}) == 3
+        assert all(style.bold for style in styles_of(transcript, users[0], "fix it"))
 
 
 async def test_thinking_goes_above_the_answer_dim_and_can_be_hidden() -> None:
     async with running() as (pilot, transcript, bus):
         publish_all(bus, TextDelta(text="The answer."), ThinkingDelta(text="Let me [think]."))
         await pilot.pause(0.05)
-        thinking = transcript.query_one(ThinkingBlock)
-        answer = transcript.query_one(AnswerBlock)
-        children = list(transcript.children)
-        assert children.index(thinking) < children.index(answer)
-        assert rendered(thinking) == "Let me [think]."
-        assert thinking.styles.text_style.italic
+        thinking = one(transcript, ThinkingBlock)
+        answer = one(transcript, AnswerBlock)
+        blocks = transcript.blocks
+        assert blocks.index(thinking) < blocks.index(answer)
+        assert rendered(transcript, thinking) == "Let me [think]."
+        assert all(s.italic for s in styles_of(transcript, thinking, "Let me"))
         transcript.toggle_thinking()
         await pilot.pause()
-        assert not thinking.display and thinking.region.height == 0
+        assert transcript.block_lines(thinking) == []
+        assert transcript.block_region(thinking) is None
+        assert "Let me" not in transcript.plain_text()
         transcript.toggle_thinking()
         await pilot.pause()
-        assert thinking.display and thinking.region.height > 0
+        assert transcript.block_region(thinking) is not None
 
 
 async def test_a_long_result_folds_to_four_lines_and_click_or_enter_toggles_it() -> None:
@@ -235,16 +266,43 @@ async def test_a_long_result_folds_to_four_lines_and_click_or_enter_toggles_it()
         tc = call("c1", command="seq 10")
         publish_all(bus, ToolStart(call=tc), tool_end(tc, ToolResult(LINES_10), 1.25))
         await pilot.pause()
-        block = transcript.query_one(ToolBlock)
-        assert rendered(block.header) == "✓ bash seq 10  1.2s"
-        assert rendered(block.body).splitlines() == [*LINES_10.splitlines()[:4], "+6 more lines"]
-        await pilot.click(block)
+        block = one(transcript, ToolBlock)
+        assert header(transcript, block) == "✓ bash seq 10  1.2s"
+        assert body(transcript, block).splitlines() == [*LINES_10.splitlines()[:4], "+6 more lines"]
+        region = transcript.block_region(block)
+        assert region is not None
+        await pilot.click(transcript, offset=region.offset)
         await pilot.pause()
-        assert rendered(block.body).splitlines() == LINES_10.splitlines()
-        assert block.has_focus
+        assert body(transcript, block).splitlines() == LINES_10.splitlines()
+        assert transcript.has_focus and transcript.cursor is block
+        # The cursor shows on the block it is on.
+        assert block.highlighted
         await pilot.press("enter")
         await pilot.pause()
-        assert rendered(block.body).endswith("+6 more lines")
+        assert body(transcript, block).endswith("+6 more lines")
+
+
+async def test_up_and_down_move_the_cursor_over_tool_calls_only() -> None:
+    async with running() as (pilot, transcript, bus):
+        bus.publish(Notice(text="before"))
+        for n in range(3):
+            tc = call(f"c{n}")
+            publish_all(bus, ToolStart(call=tc), tool_end(tc, ToolResult(LINES_10)))
+        await pilot.pause()
+        a, b, c = transcript.blocks_of(ToolBlock)
+        # The host focused the transcript when it was empty: focus it again, as Tab would.
+        transcript.blur()
+        await pilot.pause()
+        transcript.focus()
+        await pilot.pause()
+        assert transcript.cursor is c and c.highlighted
+        await pilot.press("up", "up", "up")
+        assert transcript.cursor is a and a.highlighted and not c.highlighted
+        await pilot.press("down", "enter")
+        assert b.expanded and not a.expanded
+        transcript.blur()
+        await pilot.pause()
+        assert not b.highlighted
 
 
 async def test_toggle_all_folds_expands_if_any_is_collapsed_else_collapses_all() -> None:
@@ -253,15 +311,17 @@ async def test_toggle_all_folds_expands_if_any_is_collapsed_else_collapses_all()
             tc = call(f"c{n}")
             publish_all(bus, ToolStart(call=tc), tool_end(tc, ToolResult(content)))
         await pilot.pause()
-        a, b, short = transcript.query(ToolBlock)
-        a.toggle_fold()
+        a, b, short = transcript.blocks_of(ToolBlock)
+        transcript.toggle_fold(a)
         assert (a.collapsed, b.collapsed) == (False, True)
         transcript.toggle_all_folds()
         assert (a.collapsed, b.collapsed, short.expanded) == (False, False, False)
+        await pilot.pause()
+        assert body(transcript, b).splitlines() == LINES_10.splitlines()
         transcript.toggle_all_folds()
         assert (a.collapsed, b.collapsed) == (True, True)
         await pilot.pause()
-        assert rendered(b.body).endswith("+6 more lines")
+        assert body(transcript, b).endswith("+6 more lines")
 
 
 async def test_concurrent_results_show_in_completion_order_and_once() -> None:
@@ -269,24 +329,24 @@ async def test_concurrent_results_show_in_completion_order_and_once() -> None:
         a, b = call("a", "read", path="a.txt"), call("b", "read", path="b.txt")
         publish_all(bus, ToolStart(call=a, concurrent=True), ToolStart(call=b, concurrent=True))
         await pilot.pause()
-        block_a, block_b = transcript.query(ToolBlock)
-        assert rendered(block_b.header) == "◌ read b.txt  queued"
+        block_a, block_b = transcript.blocks_of(ToolBlock)
+        assert header(transcript, block_b) == "◌ read b.txt  queued"
         publish_all(bus, ToolRunning(call_id="a"), ToolRunning(call_id="b"))
         bus.publish(ToolSettled(call_id="b", result=ToolResult("bee"), duration_s=0.2))
         await pilot.pause()
-        assert rendered(block_b.header) == "✓ read b.txt  0.2s"
-        assert rendered(block_b.body) == "bee"
+        assert header(transcript, block_b) == "✓ read b.txt  0.2s"
+        assert body(transcript, block_b) == "bee"
         assert block_a.state == "running"
-        assert rendered(block_a.header) == f"{clock.SPINNER_FRAMES[0]} read a.txt  0.0s"
+        assert rendered(transcript, block_a) == f"{clock.SPINNER_FRAMES[0]} read a.txt  0.0s"
         clock.freeze(100.35)
         await pilot.pause(0.15)
-        assert rendered(block_a.header) == f"{clock.SPINNER_FRAMES[3]} read a.txt  0.3s"
+        assert rendered(transcript, block_a) == f"{clock.SPINNER_FRAMES[3]} read a.txt  0.3s"
         bus.publish(ToolSettled(call_id="a", result=ToolResult("ay"), duration_s=0.4))
         publish_all(bus, tool_end(a, ToolResult("ay"), 0.4), tool_end(b, ToolResult("bee"), 0.2))
         await pilot.pause()
-        assert list(transcript.query(ToolBlock)) == [block_a, block_b]
-        assert [rendered(x.body) for x in (block_a, block_b)] == ["ay", "bee"]
-        assert rendered(block_a.header) == "✓ read a.txt  0.4s"
+        assert transcript.blocks_of(ToolBlock) == [block_a, block_b]
+        assert [body(transcript, x) for x in (block_a, block_b)] == ["ay", "bee"]
+        assert header(transcript, block_a) == "✓ read a.txt  0.4s"
 
 
 async def test_a_tool_end_without_tool_start_still_shows_the_call() -> None:
@@ -294,8 +354,8 @@ async def test_a_tool_end_without_tool_start_still_shows_the_call() -> None:
         tc = call("x")
         bus.publish(tool_end(tc, ToolResult.error("not run: aborted"), 0.0))
         await pilot.pause()
-        block = transcript.query_one(ToolBlock)
-        assert rendered(block.header) == "✗ bash ls  0.0s"
+        block = one(transcript, ToolBlock)
+        assert header(transcript, block) == "✗ bash ls  0.0s"
 
 
 DIFF = (
@@ -310,17 +370,23 @@ async def test_an_edit_result_is_a_coloured_diff_and_the_fold_counts_its_lines()
         result = ToolResult("applied 1 edit to x.py", details={"path": "x.py", "diff": DIFF})
         publish_all(bus, ToolStart(call=tc), tool_end(tc, result, 0.05))
         await pilot.pause()
-        block = transcript.query_one(ToolBlock)
-        styles = {line.plain: str(line.style) for line in block.lines}
-        assert styles["@@ -1,4 +1,4 @@"] == "cyan"
-        assert styles["-    return [1]"] == "red"
-        assert styles["+    return [2]"] == "green"
-        assert styles[" def f():"] == ""
-        assert "--- a/x.py" not in styles
-        assert rendered(block.body).splitlines()[-1] == "+4 more lines"
-        block.toggle_fold()
+        block = one(transcript, ToolBlock)
+        transcript.toggle_fold(block)
         await pilot.pause()
-        assert "+    return [2]" in rendered(block.body).splitlines()
+
+        def colour(text: str) -> str | None:
+            (style,) = styles_of(transcript, block, text)
+            return style.color.name if style.color else None
+
+        assert colour("@@ -1,4 +1,4 @@") == "cyan"
+        assert colour("-    return [1]") == "red"
+        assert colour("+    return [2]") == "green"
+        assert colour("-old") == "red"
+        assert "--- a/x.py" not in rendered(transcript, block)
+        assert "+    return [2]" in body(transcript, block).splitlines()
+        transcript.toggle_fold(block)
+        await pilot.pause()
+        assert body(transcript, block).splitlines()[-1] == "+4 more lines"
 
 
 async def test_results_are_plain_text_and_errors_use_the_error_colour() -> None:
@@ -330,13 +396,15 @@ async def test_results_are_plain_text_and_errors_use_the_error_colour() -> None:
         failed = ToolResult.error("exit code 1 [/]", exit_code=1)
         publish_all(bus, ToolStart(call=bad), tool_end(bad, failed))
         await pilot.pause()
-        done_block, failed_block = transcript.query(ToolBlock)
-        assert rendered(done_block.body) == "[red]x[/red] [link=a]"
-        assert rendered(failed_block.header).startswith("✗ bash false")
-        assert rendered(failed_block.body) == "exit code 1 [/]"
-        assert failed_block.body.styles.color != done_block.body.styles.color
-        error_colour = Color.parse(pilot.app.theme_variables["text-error"])
-        assert failed_block.body.styles.color == error_colour
+        done_block, failed_block = transcript.blocks_of(ToolBlock)
+        assert body(transcript, done_block) == "[red]x[/red] [link=a]"
+        assert header(transcript, failed_block).startswith("✗ bash false")
+        assert body(transcript, failed_block) == "exit code 1 [/]"
+        (done_style,) = styles_of(transcript, done_block, "[red]x")
+        (failed_style,) = styles_of(transcript, failed_block, "exit code")
+        assert failed_style.color != done_style.color
+        error = transcript.get_component_rich_style("transcript--tool-failed")
+        assert failed_style.color == error.color
 
 
 async def test_notices_by_level_and_a_failed_run_shows_its_error_once() -> None:
@@ -351,13 +419,25 @@ async def test_notices_by_level_and_a_failed_run_shows_its_error_once() -> None:
             Notice(text=cause, level="error", kind="error"),
         )
         await pilot.pause()
-        notices = list(transcript.query(NoticeBlock))
+        notices = transcript.blocks_of(NoticeBlock)
         assert [n.level for n in notices] == ["info", "warning", "error"]
-        assert rendered(notices[0]) == "Restored 2 queued inputs to the editor."
-        error = rendered(notices[2])
+        assert rendered(transcript, notices[0]) == "Restored 2 queued inputs to the editor."
+        error = rendered(transcript, notices[2])
         assert error.count("\n") >= 1  # wrapped, not cut
-        assert " ".join(line.lstrip("█ ") for line in error.splitlines()) == cause
-        assert notices[2].styles.border_left[0] == "thick"
+        assert " ".join(line.lstrip("▌ ") for line in error.splitlines()) == cause
+        # Every line of an error carries the bar, in the error colour.
+        bars = styles_of(transcript, notices[2], "▌")
+        assert len(bars) == error.count("\n") + 1
+        colours = {
+            level: styles_of(transcript, notice, notice.text[:10])[0].color
+            for level, notice in zip(("info", "warning", "error"), notices, strict=True)
+        }
+        assert len(set(colours.values())) == 3
+
+
+def marker_offset(transcript: Transcript) -> tuple[int, int]:
+    content = transcript.scrollable_content_region
+    return (content.x - transcript.region.x + MARKER_X + 1, content.height - 1)
 
 
 async def test_follows_at_the_bottom_and_stays_put_with_a_marker_when_scrolled_up() -> None:
@@ -366,28 +446,34 @@ async def test_follows_at_the_bottom_and_stays_put_with_a_marker_when_scrolled_u
         publish_all(bus, *deltas("streamed " * 40 + "\n\nmore " * 5))
         await pilot.pause(0.05)
         assert transcript.max_scroll_y > 0
-        assert transcript.is_vertical_scroll_end and not transcript.marker.display
+        assert transcript.is_vertical_scroll_end and not transcript.marker_visible
         transcript.scroll_home(animate=False)
         await pilot.pause()
         publish_all(bus, *deltas("\n\nfresh text " * 30))
         await pilot.pause(0.05)
         assert transcript.scroll_y == 0
-        assert transcript.marker.display and transcript.marker.region.height == 1
-        await pilot.click(transcript.marker)
+        assert transcript.marker_visible
+        last_row = transcript.render_line(transcript.scrollable_content_region.height - 1)
+        assert "↓ new output below" in last_row.text
+        await pilot.click(transcript, offset=marker_offset(transcript))
         await pilot.pause()
-        assert transcript.is_vertical_scroll_end and not transcript.marker.display
+        assert transcript.is_vertical_scroll_end and not transcript.marker_visible
         # Scrolling back to the bottom by hand clears the marker too.
         transcript.scroll_home(animate=False)
         await pilot.pause()
         bus.publish(Notice(text="one more"))
         await pilot.pause()
-        assert transcript.marker.display and transcript.scroll_y == 0
+        assert transcript.marker_visible and transcript.scroll_y == 0
         transcript.scroll_end(animate=False)
         await pilot.pause()
-        assert not transcript.marker.display and transcript.following
+        assert not transcript.marker_visible and transcript.following
         bus.publish(Notice(text="and it follows again"))
         await pilot.pause()
         assert transcript.is_vertical_scroll_end
+        assert (
+            "and it follows again"
+            in transcript.render_line(transcript.scrollable_content_region.height - 2).text
+        )
 
 
 async def test_subscribes_on_mount_and_unsubscribes_on_unmount() -> None:
@@ -399,11 +485,10 @@ async def test_subscribes_on_mount_and_unsubscribes_on_unmount() -> None:
 
 
 async def settle_view(pilot, transcript) -> None:
-    # Under load a frame can be late: draw what is buffered, twice (blocks mounted in
-    # one frame are drawn in the next), rather than trusting a fixed pause.
-    for _ in range(2):
-        await pilot.pause(0.05)
-        transcript.flush_now()
+    # Under load a frame can be late: draw what is buffered rather than trusting a
+    # fixed pause.
+    await pilot.pause(0.05)
+    transcript.flush_now()
     await pilot.pause()
 
 
@@ -423,8 +508,8 @@ async def test_plain_methods_rebuild_the_same_view_without_events() -> None:
             Notice(text="note", level="warning"),
         )
         await settle_view(pilot, transcript)
-        expected = [type(w).__name__ for w in transcript.children]
-        expected_text = transcript.query_one(AnswerBlock).text
+        expected = [type(b).__name__ for b in transcript.blocks]
+        expected_text = one(transcript, AnswerBlock).text
         expected_plain = transcript.plain_text()
     async with running() as (pilot, transcript, _):
         transcript.add_user("go", "prompt")
@@ -437,10 +522,10 @@ async def test_plain_methods_rebuild_the_same_view_without_events() -> None:
         transcript.add_user("more", "steer")
         transcript.add_notice("note", "warning")
         await settle_view(pilot, transcript)
-        assert [type(w).__name__ for w in transcript.children] == expected
-        assert transcript.query_one(AnswerBlock).text == expected_text
+        assert [type(b).__name__ for b in transcript.blocks] == expected
+        assert one(transcript, AnswerBlock).text == expected_text
         assert transcript.plain_text() == expected_plain
         assert expected_plain.startswith("go\n\nhmm\n\nAnswer\n\ndone\n\n✓ bash ls  0.5s\nok")
         assert expected_plain.endswith("steer  more\n\nnote")
-        # One flush took the whole answer in: its finished blocks share one widget.
-        assert [b.source for b in transcript.query_one(AnswerBlock).blocks] == ["Answer\n\ndone"]
+        # One flush took the whole answer in: its finished blocks share one render.
+        assert [g.source for g in one(transcript, AnswerBlock).groups] == ["Answer\n\ndone"]

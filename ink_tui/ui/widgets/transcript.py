@@ -1,27 +1,34 @@
-"""The conversation, block by block, fed by run events.
+"""The conversation, block by block, fed by run events: one line-API widget.
 
 `Transcript` maps each bus event to one plain method (`add_user`, `append_answer`,
 `tool_finished`, ...); a resumed session calls the same methods to rebuild the same view
-without events. Streamed text is only buffered when it arrives: one timer per frame
-flushes the open answer and reasoning blocks, so a burst of tiny deltas costs one redraw.
+without events. Blocks (`ink_tui.ui.blocks`) are data, not widgets: the transcript keeps
+their lines (`BlockLines`) and draws only the rows on screen, so a session of thousands
+of messages stays one widget, and appending or scrolling costs the same at any length.
+
+Nothing is drawn when an event arrives: changed blocks are marked, and one timer per
+frame measures them and repaints, so a burst of tiny deltas costs one redraw.
 
 Scrolling follows new output while the user is at the bottom. Once they scroll up it
-stays put and a "↓ new output below" marker shows until they are back at the bottom.
-Events are expected on the app's event loop (the controller runs in an async worker).
+stays put and a "↓ new output below" marker shows on the last row until they are back
+at the bottom. With the keyboard focus here, Up/Down move a cursor over the tool calls
+and Enter folds or unfolds the one under it; a click on a tool call does the same.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TypeVar
+from typing import ClassVar, TypeVar
 
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.events import Click
+from rich.segment import Segment
+from rich.style import Style
+from textual.binding import Binding, BindingType
+from textual.events import Click, Resize
+from textual.geometry import Region, Size
 from textual.reactive import reactive
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
 from textual.timer import Timer
-from textual.widget import Widget
-from textual.widgets import Static
 
 from ink_tui.control.bus import EventBus
 from ink_tui.core.events import (
@@ -41,60 +48,71 @@ from ink_tui.core.events import (
 )
 from ink_tui.core.messages import ToolCall, UserKind
 from ink_tui.core.tool_api import ToolResult
-from ink_tui.ui.widgets.answer_block import AnswerBlock
-from ink_tui.ui.widgets.notice_block import NoticeBlock
-from ink_tui.ui.widgets.thinking_block import ThinkingBlock
-from ink_tui.ui.widgets.tool_block import ToolBlock
-from ink_tui.ui.widgets.user_block import UserBlock
+from ink_tui.ui.blocks.answer_block import AnswerBlock
+from ink_tui.ui.blocks.block import Block, Look
+from ink_tui.ui.blocks.notice_block import NoticeBlock
+from ink_tui.ui.blocks.thinking_block import ThinkingBlock
+from ink_tui.ui.blocks.tool_block import ToolBlock
+from ink_tui.ui.blocks.user_block import UserBlock
+from ink_tui.ui.widgets.transcript_lines import BlockLines
 
 FRAME_S = 1 / 60
+SPINNER_INTERVAL_S = 0.1
+MARKER_TEXT = " ↓ new output below "
+MARKER_X = 2
 
-BlockT = TypeVar("BlockT", bound=Widget)
+BlockT = TypeVar("BlockT", bound=Block)
 StreamingBlock = AnswerBlock | ThinkingBlock
-_BLOCK_TYPES = (UserBlock, ThinkingBlock, AnswerBlock, ToolBlock, NoticeBlock)
+
+# Component classes, without the "transcript--" prefix; blocks ask `Look.style` for them.
+STYLE_NAMES = (
+    "user",
+    "user-border",
+    "user-injected-border",
+    "user-shell-border",
+    "thinking",
+    "tool-body",
+    "tool-failed",
+    "tool-cursor",
+    "notice-info",
+    "notice-warning",
+    "notice-error",
+    "notice-error-border",
+    "marker",
+)
 
 
-class NewOutputMarker(Static):
-    """Shown while the user reads above new output; a click jumps to the end."""
+class Transcript(ScrollView, can_focus=True):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {f"transcript--{name}" for name in STYLE_NAMES}
 
-    DEFAULT_CSS = """
-    NewOutputMarker {
-        dock: bottom;
-        width: auto;
-        height: 1;
-        padding: 0 1;
-        offset-x: 2;
-        background: $accent;
-        color: $text;
-        text-style: bold;
-        display: none;
-    }
-    NewOutputMarker.-visible {
-        display: block;
-    }
-    """
-
-    def __init__(self) -> None:
-        super().__init__("↓ new output below")
-
-    def on_click(self, event: Click) -> None:
-        event.stop()
-        if isinstance(self.parent, Transcript):
-            self.parent.follow()
-
-
-class Transcript(VerticalScroll):
     DEFAULT_CSS = """
     Transcript {
         height: 1fr;
         width: 1fr;
         scrollbar-gutter: stable;
+        overflow-x: hidden;
         padding: 0 0 0 1;
-    }
-    Transcript.-hide-thinking ThinkingBlock {
-        display: none;
+        & > .transcript--user { background: $boost; text-style: bold; }
+        & > .transcript--user-border { color: $primary; }
+        & > .transcript--user-injected-border { color: $secondary; }
+        & > .transcript--user-shell-border { color: $accent; }
+        & > .transcript--thinking { color: $text-muted; text-style: italic; }
+        & > .transcript--tool-body { color: $text-muted; }
+        & > .transcript--tool-failed { color: $text-error; }
+        & > .transcript--tool-cursor { background: $boost; }
+        & > .transcript--notice-info { color: $text-muted; }
+        & > .transcript--notice-warning { color: $text-warning; }
+        & > .transcript--notice-error { color: $text-error; background: $error 10%; }
+        & > .transcript--notice-error-border { color: $error; }
+        & > .transcript--marker { background: $accent; color: $text; text-style: bold; }
     }
     """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "cursor(-1)", "Previous tool call", show=False),
+        Binding("down", "cursor(1)", "Next tool call", show=False),
+        Binding("enter", "toggle_fold", "Expand/collapse", show=False),
+    ]
 
     show_thinking: reactive[bool] = reactive(True)
 
@@ -102,24 +120,28 @@ class Transcript(VerticalScroll):
         super().__init__(id=id, classes=classes)
         self._bus = bus
         self._unsubscribe: Callable[[], None] = lambda: None
+        self._lines = BlockLines()
         self._answer: AnswerBlock | None = None
         # Whitespace that came before any real text: a reply of only tool calls (or
         # stray newlines) gets no empty answer block.
         self._answer_lead = ""
         self._thinking: ThinkingBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
-        # Blocks holding text not drawn yet; the frame timer drains them.
+        self._spinning: dict[ToolBlock, None] = {}
+        # Streaming blocks holding text not taken in yet; the frame timer drains them.
         self._dirty: dict[StreamingBlock, None] = {}
         self._frame: Timer | None = None
+        self._spinner: Timer | None = None
         self._following = True
-        self.marker = NewOutputMarker()
-
-    def compose(self) -> ComposeResult:
-        yield self.marker
+        self._marker = False
+        self._cursor: ToolBlock | None = None
+        self._styles: dict[str, Style] = {}
+        self._check_styles = True
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(self._on_event)
-        self._schedule_flush()
+        self._spinner = self.set_interval(SPINNER_INTERVAL_S, self._tick_spinners, pause=True)
+        self._schedule_frame()
 
     def on_unmount(self) -> None:
         self._unsubscribe()
@@ -181,25 +203,22 @@ class Transcript(VerticalScroll):
             self._answer = self._add(AnswerBlock())
             text, self._answer_lead = self._answer_lead + text, ""
         self._answer.append(text)
-        self._mark_dirty(self._answer)
+        self._mark_streaming(self._answer)
 
     def append_thinking(self, text: str) -> None:
         if self._thinking is None:
             block = ThinkingBlock()
             # Reasoning goes above the reply it belongs to, even if the reply began first.
-            if self._answer is not None:
-                self._add(block, before=self._answer)
-            else:
-                self._add(block)
+            self._add(block, before=self._answer)
             self._thinking = block
         self._thinking.append(text)
-        self._mark_dirty(self._thinking)
+        self._mark_streaming(self._thinking)
 
     def end_answer(self) -> None:
-        """The reply is complete: its last block is rendered as finished."""
+        """The reply is complete: its last block is drawn as finished."""
         if self._answer is not None:
             self._answer.close()
-            self._mark_dirty(self._answer)
+            self._mark_streaming(self._answer)
         self._answer = None
         self._answer_lead = ""
         self._thinking = None
@@ -208,55 +227,169 @@ class Transcript(VerticalScroll):
         self.end_answer()
         block = ToolBlock(call, concurrent)
         self._tools[call.id] = block
+        if block.running:
+            self._start_spinner(block)
         return self._add(block)
 
     def tool_running(self, call_id: str) -> None:
         block = self._tools.get(call_id)
-        if block is not None:
-            block.set_running()
+        if block is not None and block.set_running():
+            self._start_spinner(block)
+            self._changed(block)
 
     def tool_finished(self, call_id: str, result: ToolResult, duration_s: float) -> None:
         block = self._tools.get(call_id)
-        if block is None:
-            return
-        following = self._following
-        if block.finish(result, duration_s):
-            self._after_content(following)
+        if block is not None and block.finish(result, duration_s):
+            self._spinning.pop(block, None)
+            self._changed(block, new_output=True)
 
     def add_notice(self, text: str, level: NoticeLevel = "info") -> NoticeBlock:
         return self._add(NoticeBlock(text, level))
+
+    # -- what is shown -----------------------------------------------------------------
+
+    @property
+    def blocks(self) -> list[Block]:
+        return list(self._lines)
+
+    def blocks_of(self, kind: type[BlockT]) -> list[BlockT]:
+        return [block for block in self._lines if isinstance(block, kind)]
+
+    def plain_text(self) -> str:
+        """What the transcript shows, as plain text: one paragraph per block."""
+        blocks = list(self._lines)
+        if not self.show_thinking:
+            blocks = [block for block in blocks if not isinstance(block, ThinkingBlock)]
+        texts = (block.plain_text() for block in blocks)
+        return "\n\n".join(text for text in texts if text)
+
+    def block_lines(self, block: Block) -> list[Strip]:
+        """The lines `block` is drawn as at the current width."""
+        self.flush_now()
+        if self._lines.index(block) is None or not self._lines.width:
+            return []
+        return self._lines.lines_of(block, self._look())
+
+    def block_region(self, block: Block) -> Region | None:
+        """Where `block` is on screen, relative to this widget; None when scrolled away."""
+        self.flush_now()
+        span = self._lines.span(block)
+        if span is None or not span[1]:
+            return None
+        start, height = span
+        content = self.scrollable_content_region
+        top = start - round(self.scroll_y)
+        region = Region(
+            content.x - self.region.x, top + content.y - self.region.y, content.width, height
+        )
+        visible = region.intersection(Region(0, 0, self.size.width, self.size.height))
+        return visible if visible.height else None
 
     # -- thinking and folds ------------------------------------------------------------
 
     def toggle_thinking(self) -> None:
         self.show_thinking = not self.show_thinking
 
-    def watch_show_thinking(self, show: bool) -> None:
-        self.set_class(not show, "-hide-thinking")
+    def watch_show_thinking(self) -> None:
+        for block in self.blocks_of(ThinkingBlock):
+            self._changed(block)
 
     def toggle_all_folds(self) -> None:
         """Expand every fold if any is collapsed, else collapse them all."""
-        foldable = [block for block in self.query_children(ToolBlock) if block.foldable]
+        foldable = [block for block in self.blocks_of(ToolBlock) if block.foldable]
         expand = any(block.collapsed for block in foldable)
         for block in foldable:
-            block.expanded = expand
+            if block.expanded != expand:
+                block.set_expanded(expand)
+                self._changed(block)
+
+    def toggle_fold(self, block: ToolBlock) -> None:
+        block.toggle_fold()
+        self._changed(block)
 
     def clear_view(self) -> None:
         """Remove everything shown (/clear, /new); the conversation itself is untouched."""
         self.end_answer()
         self._tools.clear()
+        self._spinning.clear()
         self._dirty.clear()
-        for child in list(self.children):
-            if isinstance(child, _BLOCK_TYPES):
-                child.remove()
-        self.follow()
+        self._cursor = None
+        self._lines.clear()
+        self._following = True
+        self._marker = False
+        self._schedule_frame(force=True)
 
-    def plain_text(self) -> str:
-        """What the transcript shows, as plain text: one paragraph per block."""
-        blocks = [child for child in self.children if isinstance(child, _BLOCK_TYPES)]
-        if not self.show_thinking:
-            blocks = [block for block in blocks if not isinstance(block, ThinkingBlock)]
-        return "\n\n".join(block.plain_text() for block in blocks)
+    # -- keyboard cursor over the tool calls ---------------------------------------------
+
+    @property
+    def cursor(self) -> ToolBlock | None:
+        return self._cursor
+
+    def on_focus(self) -> None:
+        if self._cursor is None:
+            tools = self.blocks_of(ToolBlock)
+            foldable = [block for block in tools if block.foldable]
+            self._move_cursor((foldable or tools or [None])[-1], highlight=True)
+        else:
+            self._cursor.set_highlighted(True)
+            self._changed(self._cursor)
+
+    def on_blur(self) -> None:
+        if self._cursor is not None:
+            self._cursor.set_highlighted(False)
+            self._changed(self._cursor)
+
+    def action_cursor(self, step: int) -> None:
+        tools = self.blocks_of(ToolBlock)
+        if not tools:
+            # Nothing to point at: the arrows scroll, as in any scrolling view.
+            self.scroll_relative(y=step, animate=False)
+            return
+        if self._cursor not in tools:
+            self._move_cursor(tools[-1])
+            return
+        index = tools.index(self._cursor) + step
+        self._move_cursor(tools[max(0, min(index, len(tools) - 1))])
+
+    def action_toggle_fold(self) -> None:
+        if self._cursor is not None:
+            self.toggle_fold(self._cursor)
+
+    def _move_cursor(self, block: ToolBlock | None, highlight: bool | None = None) -> None:
+        if self._cursor is not None:
+            self._cursor.set_highlighted(False)
+            self._changed(self._cursor)
+        self._cursor = block
+        if block is None:
+            return
+        block.set_highlighted(self.has_focus if highlight is None else highlight)
+        self._changed(block)
+        self.flush_now()
+        span = self._lines.span(block)
+        if span is not None:
+            start, height = span
+            self.scroll_to_region(
+                Region(0, start, 1, height), animate=False, immediate=True, force=True
+            )
+
+    def on_click(self, event: Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        if self._on_marker(offset.x, offset.y):
+            event.stop()
+            self.follow()
+            return
+        found = self._lines.block_at(round(self.scroll_y) + offset.y)
+        if found is not None and isinstance(found[0], ToolBlock):
+            event.stop()
+            block = found[0]
+            self._move_cursor(block)
+            self.toggle_fold(block)
+
+    def _on_marker(self, x: int, y: int) -> bool:
+        last_row = self.scrollable_content_region.height - 1
+        return self._marker and y == last_row and MARKER_X <= x < MARKER_X + len(MARKER_TEXT)
 
     # -- following the output ----------------------------------------------------------
 
@@ -264,58 +397,157 @@ class Transcript(VerticalScroll):
     def following(self) -> bool:
         return self._following
 
+    @property
+    def marker_visible(self) -> bool:
+        return self._marker
+
     def follow(self) -> None:
         """Jump to the end and keep following new output."""
         self._following = True
-        self.marker.remove_class("-visible")
-        self.scroll_end(animate=False)
+        self._set_marker(False)
+        self.flush_now()
+        self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
         # Growth of the content never moves scroll_y, so only the user (or our own
-        # scroll_end) gets here: at the bottom means "follow", anywhere else "stay put".
+        # scrolling to the end) gets here: at the bottom means "follow", elsewhere "stay".
         self._following = new_value >= self.max_scroll_y
         if self._following:
-            self.marker.remove_class("-visible")
+            self._set_marker(False)
 
-    def _add(self, block: BlockT, before: Widget | None = None) -> BlockT:
-        following = self._following
-        self.mount(block, before=before)
-        self._after_content(following)
+    def _set_marker(self, shown: bool) -> None:
+        if shown != self._marker:
+            self._marker = shown
+            self.refresh()
+
+    # -- drawing -------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        content = self.scrollable_content_region
+        width = content.width
+        line = self._lines.line(round(self.scroll_y) + y, self._look())
+        strip = line if line is not None else Strip.blank(width)
+        if self._marker and y == content.height - 1:
+            strip = self._with_marker(strip, width)
+        return strip.apply_style(self.rich_style)
+
+    def _with_marker(self, strip: Strip, width: int) -> Strip:
+        end = min(width, MARKER_X + len(MARKER_TEXT))
+        marker = Strip([Segment(MARKER_TEXT[: end - MARKER_X], self._style("marker"))])
+        return Strip.join([strip.crop(0, MARKER_X), marker, strip.crop(end, width)])
+
+    def on_resize(self, event: Resize) -> None:
+        self._schedule_frame(force=True)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        # Component styles are not ready while the stylesheet is being applied: compare
+        # them at the next frame.
+        self._check_styles = True
+        self._schedule_frame(force=True)
+
+    def _restyle(self) -> None:
+        """A new theme redraws every block in its colours; a mere focus change does not."""
+        self._check_styles = False
+        styles = {name: self._resolve_style(name) for name in STYLE_NAMES}
+        if styles != self._styles:
+            self._styles = styles
+            self._lines.touch_all()
+
+    def _style(self, name: str) -> Style:
+        style = self._styles.get(name)
+        if style is None:
+            style = self._styles[name] = self._resolve_style(name)
+        return style
+
+    def _resolve_style(self, name: str) -> Style:
+        # Borders take only their colour: they sit on the block's own background.
+        return self.get_component_rich_style(
+            f"transcript--{name}", partial=name.endswith("-border")
+        )
+
+    def _look(self) -> Look:
+        return Look(
+            self.app.console,
+            self._style,
+            dark=self.app.current_theme.dark,
+            show_thinking=self.show_thinking,
+        )
+
+    def _add(self, block: BlockT, before: Block | None = None) -> BlockT:
+        index = self._lines.index(before) if before is not None else None
+        if index is None:
+            self._lines.append(block)
+        else:
+            self._lines.insert(index, block)
+        self._after_content()
         return block
 
-    def _after_content(self, following: bool) -> None:
-        if following:
-            self.scroll_end(animate=False)
+    def _changed(self, block: Block, new_output: bool = False) -> None:
+        self._lines.touch(block)
+        if new_output:
+            self._after_content()
         else:
-            self.marker.add_class("-visible")
+            self._schedule_frame(force=True)
 
-    def _mark_dirty(self, block: StreamingBlock) -> None:
+    def _after_content(self) -> None:
+        if not self._following:
+            self._set_marker(True)
+        self._schedule_frame(force=True)
+
+    def _mark_streaming(self, block: StreamingBlock) -> None:
         self._dirty[block] = None
-        self._schedule_flush()
+        self._schedule_frame()
 
-    def _schedule_flush(self) -> None:
-        if self._frame is None and self._dirty and self.is_mounted:
-            self._frame = self.set_timer(FRAME_S, self._flush)
+    def _schedule_frame(self, force: bool = False) -> None:
+        if self._frame is None and (self._dirty or force) and self.is_mounted:
+            self._frame = self.set_timer(FRAME_S, self._draw_frame)
 
-    def _flush(self) -> None:
+    def _draw_frame(self) -> None:
         self._frame = None
-        if not self.is_attached:
-            return
-        following = self._following
-        blocks, self._dirty = self._dirty, {}
-        for block in blocks:
-            if block.is_mounted:
-                block.flush()
-            else:
-                # Mounted during this frame: draw it next frame, with its children ready.
-                self._dirty[block] = None
-        if len(blocks) > len(self._dirty):
-            self._after_content(following)
-        self._schedule_flush()
+        if self.is_attached:
+            self.flush_now()
 
     def flush_now(self) -> None:
-        """Draw buffered text now rather than next frame (e.g. before a screenshot)."""
+        """Take in buffered text and measure changed blocks now, not at the next frame."""
         if self._frame is not None:
             self._frame.stop()
-        self._flush()
+            self._frame = None
+        streaming, self._dirty = self._dirty, {}
+        for block in streaming:
+            if block.flush():
+                self._changed_quietly(block)
+        width = self.scrollable_content_region.width
+        if width <= 0 or not self.is_attached:
+            return
+        if self._check_styles:
+            self._restyle()
+        if not self._lines.measure(width, self._look()):
+            return
+        self.virtual_size = Size(width, self._lines.height)
+        if self._following:
+            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
+        self.refresh()
+
+    def _changed_quietly(self, block: Block) -> None:
+        self._lines.touch(block)
+        if not self._following:
+            self._set_marker(True)
+
+    # -- running tools' spinners ---------------------------------------------------------
+
+    def _start_spinner(self, block: ToolBlock) -> None:
+        self._spinning[block] = None
+        if self._spinner is not None:
+            self._spinner.resume()
+
+    def _tick_spinners(self) -> None:
+        if not self._spinning:
+            if self._spinner is not None:
+                self._spinner.pause()
+            return
+        for block in self._spinning:
+            block.changed()
+            self._lines.touch(block)
+        self.flush_now()

@@ -1,0 +1,46 @@
+"""The assistant's markdown as rich renders it, with code fences that join seamlessly.
+
+`rich.markdown` pulls in markdown-it and pygments (tens of milliseconds), so it is
+imported on the first answer, not before the app's first frame.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from rich.markdown import Markdown
+
+DARK_CODE_THEME = "monokai"
+LIGHT_CODE_THEME = "default"
+
+
+@cache
+def _markdown_class() -> type[Markdown]:
+    from rich.console import Console, ConsoleOptions, RenderResult
+    from rich.markdown import CodeBlock, Markdown, MarkdownElement
+    from rich.syntax import Syntax
+
+    class FlushCodeBlock(CodeBlock):
+        """Code without blank padding rows, so the pieces of a long fence join up."""
+
+        def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+            code = str(self.text)
+            # Only the fence's own final newline goes: trailing blank code lines stay.
+            code = code[:-1] if code.endswith("\n") else code
+            yield Syntax(code, self.lexer_name, theme=self.theme, word_wrap=True, padding=(0, 1))
+
+    class AnswerMarkdown(Markdown):
+        elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+            **Markdown.elements,
+            "fence": FlushCodeBlock,
+            "code_block": FlushCodeBlock,
+        }
+
+    return AnswerMarkdown
+
+
+def answer_markdown(source: str, dark: bool) -> Markdown:
+    code_theme = DARK_CODE_THEME if dark else LIGHT_CODE_THEME
+    return _markdown_class()(source, code_theme=code_theme)

@@ -1,0 +1,150 @@
+"""One tool call: a state line, and its result as a fold under it.
+
+The state line reads `⠹ bash make test  3.2s` while running (the transcript redraws the
+spinner at 10 fps only then), `✓`/`✗` with the duration once done, `◌ … queued` while a
+concurrent call waits for a slot. The result shows its first `FOLD_LINES` lines and
+"+N more lines"; a click, or Enter with the transcript's cursor on it, expands it. An
+`edit`/`write` result that carries `details["diff"]` shows the coloured diff instead
+(from its first hunk), and the fold counts its lines.
+
+The result is kept as the tool's own string; styled lines are only built when drawn, so
+a thousand folded results of 200 lines cost their text, not 200,000 styled lines.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from rich.style import Style
+from rich.text import Text
+from textual.strip import Strip
+
+from ink_tui.core.messages import ToolCall
+from ink_tui.core.tool_api import ToolResult
+from ink_tui.core.tool_summary import call_label
+from ink_tui.ui import clock
+from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_strips
+from ink_tui.ui.blocks.diff_lines import diff_lines
+
+ToolState = Literal["queued", "running", "done", "failed"]
+
+FOLD_LINES = 4
+BODY_INDENT = 2
+
+
+def _result_source(result: ToolResult) -> tuple[list[str], bool]:
+    """The result's lines, and whether they are a diff."""
+    diff = result.details.get("diff")
+    if isinstance(diff, str) and diff and not result.is_error:
+        lines = diff.splitlines()
+        # The state line already names the file: the fold starts at the first hunk.
+        while lines and lines[0].startswith(("--- ", "+++ ")):
+            lines.pop(0)
+        return lines, True
+    return result.content.rstrip("\n").splitlines(), False
+
+
+class ToolBlock(Block):
+    def __init__(self, call: ToolCall, concurrent: bool = False) -> None:
+        super().__init__()
+        self.call = call
+        self.label = call_label(call)
+        self.state: ToolState = "queued" if concurrent else "running"
+        self.started = clock.now()
+        self.duration_s: float | None = None
+        self.result: ToolResult | None = None
+        self.lines: list[str] = []
+        self._is_diff = False
+        self.expanded = False
+
+    @property
+    def foldable(self) -> bool:
+        return len(self.lines) > FOLD_LINES
+
+    @property
+    def collapsed(self) -> bool:
+        return self.foldable and not self.expanded
+
+    @property
+    def running(self) -> bool:
+        return self.state == "running"
+
+    def set_running(self) -> bool:
+        """A concurrent call got its slot: its time counts from now."""
+        if self.state != "queued":
+            return False
+        self.state = "running"
+        self.started = clock.now()
+        self.changed()
+        return True
+
+    def finish(self, result: ToolResult, duration_s: float) -> bool:
+        """Show the result; False (and nothing changes) if one is already shown."""
+        if self.result is not None:
+            return False
+        self.result = result
+        self.duration_s = duration_s
+        self.state = "failed" if result.is_error else "done"
+        self.lines, self._is_diff = _result_source(result)
+        self.changed()
+        return True
+
+    def set_expanded(self, expanded: bool) -> None:
+        if self.foldable and expanded != self.expanded:
+            self.expanded = expanded
+            self.changed()
+
+    def toggle_fold(self) -> None:
+        self.set_expanded(not self.expanded)
+
+    def header_text(self) -> Text:
+        text = Text(no_wrap=True, overflow="ellipsis")
+        if self.state == "queued":
+            text.append("◌ ", style="dim")
+            text.append(self.label, style="dim")
+            text.append("  queued", style="dim italic")
+            return text
+        if self.state == "running":
+            text.append(f"{clock.spinner(self.started)} ", style="bold cyan")
+            elapsed = clock.now() - self.started
+        elif self.state == "done":
+            text.append("✓ ", style="bold green")
+            elapsed = clock.shown_duration(self.duration_s or 0.0)
+        else:
+            text.append("✗ ", style="bold red")
+            elapsed = clock.shown_duration(self.duration_s or 0.0)
+        text.append(self.label, style="bold")
+        text.append(f"  {clock.format_elapsed(elapsed)}", style="dim")
+        return text
+
+    def body_text(self) -> Text:
+        shown = self.lines if not self.collapsed else self.lines[:FOLD_LINES]
+        if self._is_diff:
+            body = Text("\n").join(diff_lines("\n".join(shown), file_header=False))
+        elif shown:
+            # Text, never markup: tool output may hold [brackets] of its own.
+            body = Text("\n".join(shown))
+        else:
+            body = Text("(no output)", style="dim")
+        if not self.collapsed:
+            return body
+        # Collapsed lines are cropped, not wrapped, so the fold is exactly its lines high.
+        body.no_wrap = True
+        body.overflow = "ellipsis"
+        hidden = len(self.lines) - FOLD_LINES
+        body.append(f"\n+{hidden} more line{'s' if hidden != 1 else ''}", style="dim italic")
+        return body
+
+    def plain_text(self) -> str:
+        header = self.header_text().plain
+        return header if self.result is None else f"{header}\n{self.body_text().plain}"
+
+    def render_lines(self, width: int, look: Look) -> list[Strip]:
+        base = look.style("tool-cursor") if self.highlighted else Style()
+        inner = inner_width(width, left=1, right=1)
+        lines = render_strips(self.header_text(), inner, look, base)
+        if self.result is not None:
+            body_style = base + look.style("tool-failed" if self.result.is_error else "tool-body")
+            body = render_strips(self.body_text(), inner - BODY_INDENT, look, body_style)
+            lines.extend(framed(body, inner, left=BODY_INDENT, style=base))
+        return [*framed(lines, width, left=1, right=1, style=base), *blank_lines(1, width)]
