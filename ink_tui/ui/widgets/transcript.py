@@ -291,8 +291,8 @@ class Transcript(ScrollView, can_focus=True):
         self.show_thinking = not self.show_thinking
 
     def watch_show_thinking(self) -> None:
-        for block in self.blocks_of(ThinkingBlock):
-            self._changed(block)
+        self._lines.reflow(self.blocks_of(ThinkingBlock))
+        self._schedule_frame(force=True)
 
     def toggle_all_folds(self) -> None:
         """Expand every fold if any is collapsed, else collapse them all."""
@@ -518,16 +518,23 @@ class Transcript(ScrollView, can_focus=True):
         for block in streaming:
             if block.flush():
                 self._changed_quietly(block)
-        width = self.scrollable_content_region.width
-        if width <= 0 or not self.is_attached:
+        content = self.scrollable_content_region
+        if content.width <= 0 or not self.is_attached:
             return
         if self._check_styles:
             self._restyle()
-        if not self._lines.measure(width, self._look()):
+        top = None if self._following else round(self.scroll_y)
+        changed, top = self._lines.measure(
+            content.width, self._look(), top=top, rows=content.height
+        )
+        if self._lines.reflowing:
+            self._schedule_frame(force=True)
+        if not changed:
             return
-        self.virtual_size = Size(width, self._lines.height)
-        if self._following:
-            self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
+        self.virtual_size = Size(content.width, self._lines.height)
+        y = self.max_scroll_y if top is None else top
+        if y != round(self.scroll_y):
+            self.scroll_to(y=y, animate=False, immediate=True, force=True)
         self.refresh()
 
     def _changed_quietly(self, block: Block) -> None:

@@ -5,10 +5,16 @@ Only changed blocks are measured again (by drawing them), and the offsets are su
 again from the first changed block on, so appending to a long session costs the new
 block, not the session. Drawn lines are kept in a least-recently-used cache bounded by a
 line count: heights stay known for every block, lines only for the ones looked at lately.
+
+A new width (or theme) changes every block's height. Measuring thousands of blocks at
+once would freeze the app on each resize, so the blocks the user looks at are measured
+at once and the rest a few milliseconds per frame, keeping their old heights meanwhile
+as an estimate ("reflow").
 """
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -19,27 +25,36 @@ from ink_tui.ui.blocks.block import Block, Look
 
 # About ten screens of a tall terminal; the rest is drawn again when scrolled back to.
 MAX_CACHED_LINES = 2000
+# Time per frame spent measuring blocks off screen after a resize.
+REFLOW_BUDGET_S = 0.008
+UNMEASURED = -1
 
 
 class BlockLines:
     def __init__(self, max_cached_lines: int = MAX_CACHED_LINES) -> None:
         self._max_cached_lines = max_cached_lines
-        self.width = 0
+        self._cache: OrderedDict[Block, tuple[int, list[Strip]]] = OrderedDict()
         self.clear()
 
     def clear(self) -> None:
         """Forget every block."""
-        for block in getattr(self, "_cache", ()):
+        for block in self._cache:
             block.drop_cache()
+        self._cache.clear()
+        self._cached_lines = 0
+        self.width = 0
         self.blocks: list[Block] = []
         self._heights: list[int] = []
+        # The width each block was measured at: UNMEASURED (or an old width) means its
+        # height is only an estimate.
+        self._widths: list[int] = []
         self._starts: list[int] = [0]
         self._position: dict[int, int] = {}
-        # Blocks to measure again; `_dirty_from` is the first offset to sum again.
+        # Blocks whose content changed: measured at the next `measure`, whatever it costs.
         self._stale: dict[Block, None] = {}
+        # The first offset to sum again, and the next block to reflow (downwards).
         self._dirty_from: int | None = None
-        self._cache: OrderedDict[Block, tuple[int, list[Strip]]] = OrderedDict()
-        self._cached_lines = 0
+        self._reflow_next = -1
 
     def __len__(self) -> int:
         return len(self.blocks)
@@ -52,8 +67,9 @@ class BlockLines:
         return self._starts[-1] if self._dirty_from is None else sum(self._heights)
 
     @property
-    def pending(self) -> bool:
-        return bool(self._stale)
+    def reflowing(self) -> bool:
+        """Some heights are still estimates: `measure` has more to do."""
+        return self._reflow_next >= 0
 
     def append(self, block: Block) -> None:
         self.insert(len(self.blocks), block)
@@ -61,10 +77,13 @@ class BlockLines:
     def insert(self, index: int, block: Block) -> None:
         self.blocks.insert(index, block)
         self._heights.insert(index, 0)
+        self._widths.insert(index, UNMEASURED)
         if index == len(self.blocks) - 1:
             self._position[id(block)] = index
         else:
             self._position = {id(b): i for i, b in enumerate(self.blocks)}
+            if self._reflow_next >= index:
+                self._reflow_next += 1
         self._mark(index)
         self._stale[block] = None
 
@@ -77,31 +96,59 @@ class BlockLines:
             self._stale[block] = None
 
     def touch_all(self) -> None:
-        """Everything is drawn again (new width, theme or view option)."""
+        """Every block is drawn again (new theme), reflowed a few at a time."""
         for block in self._cache:
             block.drop_cache()
         self._cache.clear()
         self._cached_lines = 0
-        self._stale = dict.fromkeys(self.blocks)
+        self._widths = [UNMEASURED] * len(self.blocks)
+        self._reflow_next = len(self.blocks) - 1
 
-    def measure(self, width: int, look: Look) -> bool:
-        """Measure the changed blocks at `width`; True if any line may have changed."""
-        if width != self.width:
-            self.width = width
-            self.touch_all()
-        if not self._stale:
-            return False
-        stale, self._stale = self._stale, {}
-        for block in stale:
+    def reflow(self, blocks: list[Block]) -> None:
+        """`blocks` are drawn differently (a view option): reflowed a few at a time."""
+        for block in blocks:
             index = self._position.get(id(block))
             if index is None:
                 continue
-            lines = self._draw(block, look)
-            if len(lines) != self._heights[index]:
-                self._heights[index] = len(lines)
-                self._mark(index)
+            cached = self._cache.pop(block, None)
+            if cached is not None:
+                self._cached_lines -= len(cached[1])
+            self._widths[index] = UNMEASURED
+            self._reflow_next = max(self._reflow_next, index)
+
+    def measure(
+        self, width: int, look: Look, *, top: int | None = None, rows: int = 0
+    ) -> tuple[bool, int | None]:
+        """Measure what changed at `width`; returns (anything changed, the new `top`).
+
+        `top` is the first line on screen, or None when the view follows the end; the
+        blocks on the `rows` lines from there are measured exactly, and `top` is moved
+        with the block it points into, so reflowing what is above never moves the text
+        the user is reading.
+        """
+        if width != self.width:
+            self.width = width
+            self.touch_all()
+        if not self._stale and not self.reflowing:
+            return False, top
+        anchor = self._anchor(top)
+        stale, self._stale = self._stale, {}
+        for block in stale:
+            index = self._position.get(id(block))
+            if index is not None:
+                self._measure_at(index, look)
+        if self.reflowing:
+            self._measure_window(anchor, rows, look)
+            deadline = time.perf_counter() + REFLOW_BUDGET_S
+            while self._reflow_next >= 0 and time.perf_counter() < deadline:
+                if self._widths[self._reflow_next] != self.width:
+                    self._measure_at(self._reflow_next, look)
+                self._reflow_next -= 1
         self._sum_offsets()
-        return True
+        if anchor is None:
+            return True, None
+        index, offset = anchor
+        return True, self._starts[index] + min(offset, max(0, self._heights[index] - 1))
 
     def line(self, y: int, look: Look) -> Strip | None:
         """Line `y` of the whole column, or None past the end."""
@@ -115,13 +162,8 @@ class BlockLines:
 
     def block_at(self, y: int) -> tuple[Block, int] | None:
         """The block drawn on line `y`, and the line it starts on."""
-        if y < 0 or y >= self.height:
-            return None
-        index = bisect_right(self._starts, y) - 1
-        # Blocks of no height (hidden reasoning) share their start with the next one.
-        while index < len(self.blocks) - 1 and self._heights[index] == 0:
-            index += 1
-        return self.blocks[index], self._starts[index]
+        index = self._index_at(y)
+        return None if index is None else (self.blocks[index], self._starts[index])
 
     def span(self, block: Block) -> tuple[int, int] | None:
         """First line and height of `block`."""
@@ -137,6 +179,43 @@ class BlockLines:
             self._cache.move_to_end(block)
             return cached[1]
         return self._draw(block, look)
+
+    def _index_at(self, y: int) -> int | None:
+        if y < 0 or y >= self.height:
+            return None
+        index = bisect_right(self._starts, y) - 1
+        # Blocks of no height (hidden reasoning) share their start with the next one.
+        while index < len(self.blocks) - 1 and self._heights[index] == 0:
+            index += 1
+        return index
+
+    def _anchor(self, top: int | None) -> tuple[int, int] | None:
+        self._sum_offsets()
+        if top is None:
+            return None
+        index = self._index_at(top)
+        return None if index is None else (index, top - self._starts[index])
+
+    def _measure_window(self, anchor: tuple[int, int] | None, rows: int, look: Look) -> None:
+        """Measure the blocks on screen: down from the anchor, or up from the end."""
+        if anchor is None:
+            indexes = range(len(self.blocks) - 1, -1, -1)
+        else:
+            indexes = range(anchor[0], len(self.blocks))
+        covered = -anchor[1] if anchor is not None else 0
+        for index in indexes:
+            if covered >= rows:
+                break
+            if self._widths[index] != self.width:
+                self._measure_at(index, look)
+            covered += self._heights[index]
+
+    def _measure_at(self, index: int, look: Look) -> None:
+        lines = self._draw(self.blocks[index], look)
+        self._widths[index] = self.width
+        if len(lines) != self._heights[index]:
+            self._heights[index] = len(lines)
+            self._mark(index)
 
     def _draw(self, block: Block, look: Look) -> list[Strip]:
         lines = block.render_lines(self.width, look)
