@@ -6,7 +6,7 @@ import asyncio
 import json
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import pytest
@@ -22,7 +22,17 @@ from ink_tui.core.provider_api import (
     TextChunk,
 )
 from ink_tui.providers.openai_compat import OpenAICompatProvider
-from tests.scripted_server import Gate, Reply, ScriptedServer, chunk, error_reply, sse, text_reply
+from tests.scripted_server import (
+    Gate,
+    Pause,
+    Reply,
+    ScriptedServer,
+    Step,
+    chunk,
+    error_reply,
+    sse,
+    text_reply,
+)
 
 
 @pytest.fixture
@@ -105,7 +115,7 @@ async def test_429_with_retry_after_then_success(
     events, error = await collect_until_error(provider)
     assert error is None
     assert events[0] == RetryScheduled(1, 3, 0.0, "HTTP 429: Rate limit reached")
-    assert [e for e in events if isinstance(e, TextChunk)] == [TextChunk("o"), TextChunk("k")]
+    assert "".join(e.text for e in events if isinstance(e, TextChunk)) == "ok"
     assert isinstance(events[-1], ReplyDone) and events[-1].message.text == "ok"
     assert len(server.requests) == 2
     assert server.requests[0] == server.requests[1]  # the same request, sent again
@@ -360,6 +370,67 @@ async def test_abort_between_chunks_does_not_cancel_the_consumer(
         await anext(stream)
     assert await asyncio.to_thread(server.disconnected.wait, 1)
     gate.open()
+
+
+async def test_abort_hangs_up_while_the_consumer_is_busy_elsewhere(
+    server: ScriptedServer, provider: OpenAICompatProvider
+) -> None:
+    gate = Gate()
+    server.push(text_reply("abc", pieces=3, gate=gate))
+    controller = AbortController()
+    stream = provider.stream(request(), controller.signal)
+    assert await anext(stream) == TextChunk("a")
+    controller.abort()
+    # Nobody asks the stream for more, yet the request is already gone.
+    assert await asyncio.to_thread(server.disconnected.wait, 1)
+    with pytest.raises(AbortError):
+        await anext(stream)
+    gate.open()
+
+
+class CountingSignal(AbortSignal):
+    """Counts the abort callbacks registered, and how many are still registered."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.registered = 0
+        self.active = 0
+
+    def add_callback(self, callback: Callable[[str], None]) -> Callable[[], None]:
+        self.registered += 1
+        self.active += 1
+        remove = super().add_callback(callback)
+        removed = False
+
+        def counted_remove() -> None:
+            nonlocal removed
+            if not removed:
+                removed = True
+                self.active -= 1
+            remove()
+
+        return counted_remove
+
+
+async def test_abort_is_registered_per_request_not_per_read(
+    server: ScriptedServer, provider: OpenAICompatProvider
+) -> None:
+    steps: list[Step] = [chunk({"role": "assistant", "content": ""})]
+    for n in range(20):
+        steps += [chunk({"content": f"{n} "}), Pause(0.005)]  # a read for each piece
+    server.push(Reply([*steps, chunk({}, finish="stop"), sse_done()]))
+    signal = CountingSignal()
+    events, error = await collect_until_error(provider, signal)
+    assert error is None
+    assert isinstance(events[-1], ReplyDone)
+    assert events[-1].message.text == "".join(f"{n} " for n in range(20))
+    # Sending the request, then reading the body: one each, however many reads.
+    assert signal.registered == 2
+    assert signal.active == 0
+
+
+def sse_done() -> str:
+    return "data: [DONE]\n\n"
 
 
 async def test_abort_during_backoff_wait_is_immediate(

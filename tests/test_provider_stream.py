@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from collections.abc import AsyncIterator
@@ -19,7 +20,7 @@ from ink_tui.core.provider_api import (
     TextChunk,
     ThinkingChunk,
 )
-from ink_tui.providers import openai_compat
+from ink_tui.providers import body, openai_compat
 from ink_tui.providers.openai_compat import OpenAICompatProvider
 from tests.scripted_server import (
     Gate,
@@ -69,6 +70,24 @@ def sse_raw(obj: Any) -> str:
     return f"data: {json.dumps(obj, ensure_ascii=False)}\n\n"
 
 
+def shown(events: list[StreamEvent]) -> list[TextChunk | ThinkingChunk]:
+    """The text and reasoning events with same-kind neighbours joined.
+
+    How many chunks a run of deltas becomes depends on how the bytes were split into
+    network reads, which a test over a real socket does not control; what is shown, and
+    in which order, does not.
+    """
+    out: list[TextChunk | ThinkingChunk] = []
+    for event in events:
+        if not isinstance(event, (TextChunk, ThinkingChunk)):
+            continue
+        if out and type(out[-1]) is type(event):
+            out[-1] = type(event)(out[-1].text + event.text)
+        else:
+            out.append(type(event)(event.text))
+    return out
+
+
 DONE = "data: [DONE]\n\n"
 
 
@@ -78,11 +97,8 @@ DONE = "data: [DONE]\n\n"
 async def test_plain_text_reply(server: ScriptedServer, provider: OpenAICompatProvider) -> None:
     server.push(text_reply("Hello there, world", pieces=3))
     events = await collect(provider)
-    assert [e for e in events if isinstance(e, TextChunk)] == [
-        TextChunk("Hello "),
-        TextChunk("there,"),
-        TextChunk(" world"),
-    ]
+    assert shown(events) == [TextChunk("Hello there, world")]
+    assert all(event.text for event in events if isinstance(event, TextChunk))
     message = events[-1].message if isinstance(events[-1], ReplyDone) else None
     assert message == AssistantMessage(
         text="Hello there, world",
@@ -111,13 +127,9 @@ async def test_reasoning_then_text_in_order(
         )
     )
     events = await collect(provider)
-    assert events[:-1] == [
-        ThinkingChunk("Let me"),
-        ThinkingChunk(" think."),
-        ThinkingChunk(" Ollama style."),
-        ThinkingChunk(" Both."),
-        TextChunk("Answer"),
-        TextChunk(" here."),
+    assert shown(events) == [
+        ThinkingChunk("Let me think. Ollama style. Both."),
+        TextChunk("Answer here."),
     ]
     assert isinstance(events[-1], ReplyDone)
     assert events[-1].message.thinking == "Let me think. Ollama style. Both."
@@ -302,6 +314,125 @@ async def test_finish_reasons(
     steps += [chunk({}, finish=finish), DONE]
     server.push(Reply(steps))
     assert (await reply_of(provider)).finish_reason == expected
+
+
+# -- deltas merged per network read ---------------------------------------------------
+
+
+async def test_deltas_of_one_read_merge_by_kind_in_order(
+    server: ScriptedServer, provider: OpenAICompatProvider
+) -> None:
+    one_read = "".join(
+        [
+            chunk({"role": "assistant", "content": None, "reasoning_content": "Think"}),
+            chunk({"reasoning_content": "ing."}),
+            content("Let me "),
+            content("look."),
+            call_fragment(0, id="c1", type="function", name="ls", arguments='{"path": "."}'),
+            content(" Then "),
+            content("more."),
+            chunk({"reasoning": " Again."}),
+            content(" Done."),
+            chunk({}, finish="tool_calls"),
+            DONE,
+        ]
+    )
+    # One step is one HTTP chunk: httpx hands it over in one piece.
+    server.push(Reply([one_read]))
+    events = await collect(provider)
+    assert events[:-1] == [
+        ThinkingChunk("Thinking."),
+        TextChunk("Let me look."),
+        # The tool call between them keeps these two texts apart.
+        TextChunk(" Then more."),
+        ThinkingChunk(" Again."),
+        TextChunk(" Done."),
+    ]
+    assert isinstance(events[-1], ReplyDone)
+    message = events[-1].message
+    assert (message.text, message.thinking) == ("Let me look. Then more. Done.", "Thinking. Again.")
+    assert [(c.id, c.arguments) for c in message.tool_calls] == [("c1", {"path": "."})]
+
+
+async def test_deltas_that_piled_up_while_the_consumer_was_busy_come_as_one(
+    server: ScriptedServer, provider: OpenAICompatProvider
+) -> None:
+    pieces = [f"w{n} " for n in range(300)]
+    gate = Gate()
+    # Each piece in an HTTP chunk of its own, as a real server streams them.
+    server.push(Reply([*(content(piece) for piece in pieces), gate, chunk({}, "stop"), DONE]))
+    stream = provider.stream(
+        ModelRequest("You are a test.", [UserMessage("hi")]), AbortController().signal
+    )
+    first = asyncio.ensure_future(anext(stream))
+    await asyncio.to_thread(gate.reached.wait, 5)  # the server has sent every piece
+    await asyncio.sleep(0.05)  # ...and they have landed on our side
+    rest: list[StreamEvent] = [await first]
+    gate.open()
+    rest += [event async for event in stream]
+    texts = [event for event in rest if isinstance(event, TextChunk)]
+    assert "".join(text.text for text in texts) == "".join(pieces)
+    # Not 300 events: whatever was there when the consumer asked came together.
+    assert len(texts) <= 3
+    assert isinstance(rest[-1], ReplyDone)
+
+
+async def test_reading_pauses_while_a_slow_consumer_has_enough_waiting(
+    server: ScriptedServer, provider: OpenAICompatProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # About three events' worth of bytes (each is an HTTP chunk of some 130 bytes).
+    monkeypatch.setattr(body, "READ_AHEAD", 300)
+    pieces = [f"p{n:03} " for n in range(100)]
+    gate = Gate()
+    server.push(Reply([*(content(piece) for piece in pieces), gate, chunk({}, "stop"), DONE]))
+    stream = provider.stream(
+        ModelRequest("You are a test.", [UserMessage("hi")]), AbortController().signal
+    )
+    first = asyncio.ensure_future(anext(stream))
+    await asyncio.to_thread(gate.reached.wait, 5)
+    await asyncio.sleep(0.05)
+    events: list[StreamEvent] = [await first]
+    gate.open()
+    events += [event async for event in stream]
+    texts = [event.text for event in events if isinstance(event, TextChunk)]
+    assert "".join(texts) == "".join(pieces)
+    # Everything was there to take, but never more than the read-ahead at once.
+    assert max(len(text) for text in texts) <= 4 * len(pieces[0])
+
+
+async def test_text_is_shown_without_waiting_for_more(
+    server: ScriptedServer, provider: OpenAICompatProvider
+) -> None:
+    gate = Gate()
+    server.push(text_reply("first then the rest", pieces=2, gate=gate))
+    stream = provider.stream(
+        ModelRequest("You are a test.", [UserMessage("hi")]), AbortController().signal
+    )
+    try:
+        # The server holds the rest back: the first piece must come on its own.
+        assert await asyncio.wait_for(anext(stream), 2) == TextChunk("first then")
+        gate.open()
+        rest = [event async for event in stream]
+    finally:
+        gate.open()
+    assert shown(rest) == [TextChunk(" the rest")]
+
+
+async def test_text_before_an_error_in_the_same_read_is_shown_first(
+    server: ScriptedServer, provider: OpenAICompatProvider
+) -> None:
+    overloaded = sse({"error": {"message": "Provider overloaded", "code": 502}})
+    server.push(Reply([content("Part") + content("ial") + overloaded + DONE]))
+    seen: list[StreamEvent] = []
+    with pytest.raises(ProviderError, match="Provider overloaded") as caught:
+        async for event in provider.stream(
+            ModelRequest("", [UserMessage("hi")]), AbortController().signal
+        ):
+            seen.append(event)
+    assert seen == [TextChunk("Partial")]
+    # The user saw part of the reply, so the retryable error is not retried.
+    assert "not retried" in str(caught.value)
+    assert len(server.requests) == 1
 
 
 # -- SSE framing over the wire ---------------------------------------------------------

@@ -109,3 +109,45 @@ def test_leading_bom_is_dropped() -> None:
 def test_empty_stream() -> None:
     assert parse_all() == []
     assert parse_all("") == []
+
+
+def test_a_read_full_of_events_with_other_fields_between() -> None:
+    text = "".join(f"data: {n}\n\n" for n in range(100))
+    text += "event: error\nid: 9\ndata:no space\n: note\ndata: two\n\ndata: after\n\n"
+    events = parse_all(text)
+    assert [event.data for event in events[:100]] == [str(n) for n in range(100)]
+    assert events[100:] == [
+        SSEEvent("no space\ntwo", "error", "9"),
+        SSEEvent("after", "message", "9"),
+    ]
+
+
+MIXED = (
+    "data: a\n\n"
+    ": comment\r\n"
+    "event: e1\r\n"
+    "data: b1\r\n"
+    "data:b2\r\n\r\n"
+    "id: 3\r"
+    "data: c\r\r"
+    "data: d\n"
+    "\n"
+    "data: last"
+)
+
+
+def test_every_split_of_a_stream_mixing_line_endings_gives_the_same_events() -> None:
+    whole = parse_all(MIXED)
+    assert whole == [
+        SSEEvent("a"),
+        SSEEvent("b1\nb2", "e1"),
+        SSEEvent("c", "message", "3"),
+        SSEEvent("d", "message", "3"),
+        SSEEvent("last", "message", "3"),
+    ]
+    for cut in range(len(MIXED) + 1):
+        assert parse_all(MIXED[:cut], MIXED[cut:]) == whole, cut
+    for first in range(len(MIXED)):
+        for second in range(first, len(MIXED)):
+            pieces = (MIXED[:first], MIXED[first:second], MIXED[second:])
+            assert parse_all(*pieces) == whole, (first, second)

@@ -9,11 +9,15 @@ This module holds the provider itself: model discovery, and the streaming reques
 its retries. The request body is built in `openai_request`, the reply is assembled in
 `openai_reply`, and the server's error text is extracted in `openai_errors`.
 
-Abort: each network await runs inside its own `signal.scope()`, never a scope held across
-a `yield`. A scope spanning the yields would cancel whatever the *consumer* happens to be
-awaiting between two chunks; scoping each await still closes the connection the moment
-the signal fires while we wait on the server, and a fire between chunks is caught on
-entry to the next scope.
+Abort: connecting runs inside a `signal.scope()` of its own, never a scope held across a
+`yield` (that would cancel whatever the *consumer* happens to be awaiting between two
+chunks). The body is read by a `BodyReader`, which registers one abort callback for the
+whole response: firing the signal closes the connection at once, and the next step of
+the stream raises `AbortError`.
+
+Speed: a fast server sends a few characters per SSE event, so everything after the read
+is done per batch where it can be (one decode, one split, one chunk to show per run of
+text), and only the JSON of each event is parsed one by one.
 """
 
 from __future__ import annotations
@@ -32,11 +36,10 @@ from ink_tui.core.provider_api import (
     ReplyDone,
     RetryScheduled,
     StreamEvent,
-    TextChunk,
-    ThinkingChunk,
 )
+from ink_tui.providers.body import BodyReader
 from ink_tui.providers.openai_errors import REASON_LIMIT, server_message, shorten
-from ink_tui.providers.openai_reply import ReplyBuilder
+from ink_tui.providers.openai_reply import ReplyBuilder, ShownChunk
 from ink_tui.providers.openai_request import build_body
 from ink_tui.providers.retry import (
     RetryPolicy,
@@ -169,7 +172,7 @@ class OpenAICompatProvider:
 
     async def _attempt(
         self, url: str, body: dict[str, Any], reply: ReplyBuilder, signal: AbortSignal
-    ) -> AsyncGenerator[TextChunk | ThinkingChunk, None]:
+    ) -> AsyncGenerator[ShownChunk, None]:
         shown = self._shown(url)
         request = self._client.build_request(
             "POST",
@@ -188,14 +191,16 @@ class OpenAICompatProvider:
             if response.headers.get("content-type", "").startswith("application/json"):
                 # The server ignored `stream: true` and sent the whole completion at once.
                 whole = await self._read(response.aread(), shown, signal)
-                for event in reply.feed(whole.decode("utf-8", "replace")):
+                reply.feed(whole.decode("utf-8", "replace"))
+                for event in reply.take():
                     yield event
                 return
             parser = SSEParser()
-            async with aclosing(_generator(response.aiter_bytes())) as chunks:
+            async with BodyReader(response, signal) as stream:
                 while True:
                     try:
-                        data = await self._read(anext(chunks, None), shown, signal)
+                        # No scope here: the reader answers the signal itself.
+                        data = await self._read(stream.read(), shown, None)
                     except TransientFailure:
                         if not reply.finished:
                             raise
@@ -203,27 +208,40 @@ class OpenAICompatProvider:
                         # that hangs up instead of ending the body cleanly lost us nothing.
                         data = None
                     sse_events = parser.feed(data) if data is not None else parser.close()
-                    for sse_event in sse_events:
-                        if sse_event.data.strip() == "[DONE]":
-                            await self._drain(chunks, signal)
-                            return
-                        for event in reply.feed(sse_event.data, sse_event.event):
-                            yield event
+                    done = False
+                    failure: Exception | None = None
+                    try:
+                        for sse_event in sse_events:
+                            if _is_done(sse_event.data):
+                                done = True
+                                break
+                            reply.feed(sse_event.data, sse_event.event)
+                    except (ProviderError, TransientFailure) as exc:
+                        # What came before the error in this read is shown first, as it
+                        # would have been had it arrived in a read of its own.
+                        failure = exc
+                    for event in reply.take():
+                        yield event
+                    if failure is not None:
+                        raise failure
+                    if done:
+                        await self._drain(stream)
+                        return
                     if data is None:
                         return  # no `[DONE]`: the end of the body ends the reply
         finally:
             await response.aclose()
 
-    async def _read(self, awaitable: Awaitable[T], shown: str, signal: AbortSignal) -> T:
+    async def _read(self, awaitable: Awaitable[T], shown: str, signal: AbortSignal | None) -> T:
         try:
             return await _guarded(signal, awaitable)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, shown) from exc
 
-    async def _drain(self, chunks: AsyncIterator[bytes], signal: AbortSignal) -> None:
+    async def _drain(self, stream: BodyReader) -> None:
         try:
-            async with asyncio.timeout(_DRAIN_SECONDS), signal.scope():
-                async for _ in chunks:
+            async with asyncio.timeout(_DRAIN_SECONDS):
+                while await stream.read() is not None:
                     pass
         except (TimeoutError, httpx.HTTPError):
             pass  # the reply is complete; closing the response discards the rest
@@ -306,6 +324,11 @@ def _generator(chunks: AsyncIterator[bytes]) -> AsyncGenerator[bytes, None]:
     # httpx types its byte iterators loosely; they are async generators, which is what
     # `aclosing` needs to close them the moment we stop reading.
     return cast(AsyncGenerator[bytes, None], chunks)
+
+
+def _is_done(data: str) -> bool:
+    # Checked for every event, so the length test spares the copy `strip()` makes.
+    return len(data) < 32 and data.strip() == "[DONE]"
 
 
 async def _guarded(signal: AbortSignal | None, awaitable: Awaitable[T]) -> T:

@@ -3,6 +3,12 @@
 `ReplyBuilder` takes the parsed chunks (or one non-streamed completion) and gathers the
 text, the reasoning, the tool-call fragments, the finish reason and the token usage;
 servers differ in where reasoning arrives and how tool-call fragments are numbered.
+
+What to show is handed out in batches: `feed()` every event of one network read, then
+`take()`. Consecutive text deltas become one `TextChunk` (reasoning: one `ThinkingChunk`),
+because a fast server sends a delta of a few characters per event and every chunk costs
+each consumer downstream a trip; a tool-call fragment or a change of kind ends a run, so
+the order of what was sent is kept.
 """
 
 from __future__ import annotations
@@ -17,6 +23,13 @@ from ink_tui.core.messages import AssistantMessage, StopReason, ToolCall, Usage
 from ink_tui.core.provider_api import ProviderError, TextChunk, ThinkingChunk
 from ink_tui.providers.openai_errors import REASON_LIMIT, error_text, shorten
 from ink_tui.providers.retry import TransientFailure, is_retryable_status
+
+ShownChunk = TextChunk | ThinkingChunk
+
+# `json.loads` checks its argument and skips whitespace in Python before the C scanner
+# runs; chunks are compact JSON objects, so the scanner alone does (see `_parse_json`).
+# (`scan_once` is set in `JSONDecoder.__init__`, where typeshed does not see it.)
+_scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 _FINISH_REASONS: dict[str, StopReason] = {
     "stop": "stop",
@@ -60,13 +73,17 @@ class ReplyBuilder:
         self._slots: dict[int, int] = {}
         self._finish: str | None = None
         self._usage = Usage()
+        # Chunks ready for `take()`, and the run of same-kind deltas still being gathered.
+        self._shown: list[ShownChunk] = []
+        self._run_kind: type[ShownChunk] = TextChunk
+        self._run: list[str] = []
 
-    def feed(self, data: str, event: str = "message") -> list[TextChunk | ThinkingChunk]:
-        """Take the data of one SSE event; returns the text to show from it."""
-        if not data.strip():
-            return []
+    def feed(self, data: str, event: str = "message") -> None:
+        """Take the data of one SSE event; what it adds to show waits for `take()`."""
+        if not data or data.isspace():
+            return
         try:
-            obj = json.loads(data)
+            obj = _parse_json(data)
         except ValueError:
             if event == "error":
                 message = self._redact(shorten(data))
@@ -80,20 +97,26 @@ class ReplyBuilder:
             raise self._stream_error(obj["error"])
         if isinstance(obj.get("usage"), dict):
             self._usage = parse_usage(obj["usage"])  # the latest report is the total
-        if isinstance(obj.get("model"), str) and obj["model"]:
-            self._model = obj["model"]
-        out: list[TextChunk | ThinkingChunk] = []
-        for choice in obj.get("choices") or []:
+        model = obj.get("model")
+        if isinstance(model, str) and model:
+            self._model = model
+        for choice in obj.get("choices") or ():
             # Only one completion is requested; ignore any others a server sends.
             if not isinstance(choice, dict) or choice.get("index", 0) != 0:
                 continue
-            if choice.get("finish_reason"):
-                self._finish = str(choice["finish_reason"])
+            finish = choice.get("finish_reason")
+            if finish:
+                self._finish = str(finish)
             # `message` instead of `delta` when the server did not stream.
             delta = choice.get("delta") or choice.get("message")
             if isinstance(delta, dict):
-                out.extend(self._delta(delta))
-        return out
+                self._delta(delta)
+
+    def take(self) -> list[ShownChunk]:
+        """What the events fed since the last call add to show, same-kind runs merged."""
+        self._end_run()
+        shown, self._shown = self._shown, []
+        return shown
 
     @property
     def finished(self) -> bool:
@@ -111,27 +134,40 @@ class ReplyBuilder:
             model=self._model,
         )
 
-    def _delta(self, delta: dict[str, Any]) -> list[TextChunk | ThinkingChunk]:
-        out: list[TextChunk | ThinkingChunk] = []
+    def _delta(self, delta: dict[str, Any]) -> None:
         # DeepSeek, vLLM and llama.cpp say `reasoning_content`; OpenRouter and Ollama say
         # `reasoning`. Some send both with the same text, so take one.
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         if isinstance(reasoning, str) and reasoning:
             self._thinking.append(reasoning)
-            out.append(ThinkingChunk(reasoning))
+            self._show(ThinkingChunk, reasoning)
         content = delta.get("content")
         if isinstance(content, str) and content:
             self._text.append(content)
-            out.append(TextChunk(content))
-        for fragment in delta.get("tool_calls") or []:
+            self._show(TextChunk, content)
+        for fragment in delta.get("tool_calls") or ():
             if isinstance(fragment, dict):
                 self._tool_fragment(fragment)
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
             self._tool_fragment({"index": 0, "function": legacy})
-        return out
+
+    def _show(self, kind: type[ShownChunk], text: str) -> None:
+        if kind is not self._run_kind:
+            self._end_run()
+            self._run_kind = kind
+        self._run.append(text)
+
+    def _end_run(self) -> None:
+        if self._run:
+            run = self._run
+            self._shown.append(self._run_kind(run[0] if len(run) == 1 else "".join(run)))
+            self._run = []
 
     def _tool_fragment(self, fragment: dict[str, Any]) -> None:
+        # Text on either side of a tool call stays two chunks: consumers see them in the
+        # order the server sent them, and never as one text spanning the call.
+        self._end_run()
         function = fragment.get("function")
         function = function if isinstance(function, dict) else {}
         raw_id = fragment.get("id")
@@ -180,6 +216,18 @@ class ReplyBuilder:
             reason = f"server error {status}: {shorten(message, REASON_LIMIT)}"
             return TransientFailure(reason, detail, status=status)
         return ProviderError(detail, status=status)
+
+
+def _parse_json(data: str) -> Any:
+    try:
+        value, end = _scan_json(data, 0)
+    except StopIteration:
+        value, end = None, -1  # not a value at its very start: let `json.loads` judge
+    if end == len(data):
+        return value
+    # Whitespace around the value, trailing garbage or invalid JSON: the full parser
+    # accepts the first and raises the error message for the others.
+    return json.loads(data)
 
 
 def _finish_call(partial: _PartialCall) -> ToolCall:

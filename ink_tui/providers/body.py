@@ -1,0 +1,131 @@
+"""Reading a streamed response body in batches: whatever has arrived, the moment it is asked.
+
+httpx hands a chunked body over one HTTP chunk at a time, and servers put each SSE event
+in a chunk of its own, so a fast stream of small deltas is tens of thousands of tiny
+pieces. Taking them one by one costs a parse, an event and a trip through every consumer
+each. `BodyReader` instead reads the body in a task of its own and `read()` returns all
+the bytes gathered since the last call; it waits only when nothing is there, so text is
+still shown as soon as it arrives. While the consumer keeps up, a batch is what one
+network read brought; when it falls behind, batches grow (up to `READ_AHEAD`, after which
+the reading pauses and the server is held back by TCP, as before).
+
+Abort: one callback per response. Firing the signal cancels the reading task, which
+closes the connection at once (the server sees the hang-up even while the consumer is
+busy elsewhere), and wakes a waiting `read()`, which raises `AbortError`. The consumer's
+own task is never cancelled, so whatever it awaits between two reads is left alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from types import TracebackType
+from typing import cast
+
+import httpx
+
+from ink_tui.core.abort import AbortSignal
+
+# Bytes gathered but not yet taken at which the reading pauses; bounds both the memory
+# held for a slow consumer and the size (so the parse time) of one batch.
+READ_AHEAD = 256 * 1024
+
+
+class BodyReader:
+    """`async with BodyReader(response, signal) as body:` then `await body.read()`."""
+
+    def __init__(self, response: httpx.Response, signal: AbortSignal) -> None:
+        self._response = response
+        self._signal = signal
+        self._parts: list[bytes] = []
+        self._size = 0
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        # The consumer waits on `_arrived` for data, the reading task on `_room` for space.
+        self._arrived: asyncio.Future[None] | None = None
+        self._room: asyncio.Future[None] | None = None
+        self._remove_abort = _nothing
+
+    async def __aenter__(self) -> BodyReader:
+        self._signal.raise_if_aborted()
+        self._task = asyncio.create_task(self._pump(), name="ink-provider-body")
+        self._remove_abort = self._signal.add_callback(self._on_abort)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._remove_abort()
+        task = self._task
+        if task is None:
+            return
+        self._stop()
+        # The task must be out of the response's stream before the caller closes the
+        # response; `wait` (unlike awaiting the task) never raises the task's own error.
+        await asyncio.wait((task,))
+        if not task.cancelled():
+            task.exception()  # seen here, or deliberately dropped: never "never retrieved"
+
+    async def read(self) -> bytes | None:
+        """The bytes that arrived since the last call (waiting for some); None at the end.
+
+        Raises `AbortError` once the signal has fired, and the transport's own
+        `httpx.HTTPError` when the body broke off.
+        """
+        task = self._task
+        assert task is not None, "read() needs `async with BodyReader(...)`"
+        while True:
+            self._signal.raise_if_aborted()
+            if self._parts:
+                parts, self._parts, self._size = self._parts, [], 0
+                _wake(self._room)
+                return parts[0] if len(parts) == 1 else b"".join(parts)
+            if task.done():
+                error = None if task.cancelled() else task.exception()
+                if error is not None:
+                    raise error
+                return None
+            arrived = self._arrived = asyncio.get_running_loop().create_future()
+            try:
+                await arrived
+            finally:
+                self._arrived = None
+
+    async def _pump(self) -> None:
+        try:
+            chunks = cast(AsyncGenerator[bytes, None], self._response.aiter_bytes())
+            async with aclosing(chunks):
+                async for chunk in chunks:
+                    self._parts.append(chunk)
+                    self._size += len(chunk)
+                    _wake(self._arrived)
+                    if self._size >= READ_AHEAD:
+                        room = self._room = asyncio.get_running_loop().create_future()
+                        await room
+        finally:
+            _wake(self._arrived)  # the end, or the error, is news for a waiting read()
+
+    def _on_abort(self, _reason: str) -> None:
+        self._stop()
+        _wake(self._arrived)
+
+    def _stop(self) -> None:
+        # Once only: a cancelled read closes the connection on its way out (shielded from
+        # anyio's cancel scopes, not from a second `Task.cancel()`), and cancelling that
+        # close would leave the socket open and the server streaming to no one.
+        if self._task is not None and not self._stopping:
+            self._stopping = True
+            self._task.cancel()
+
+
+def _wake(future: asyncio.Future[None] | None) -> None:
+    if future is not None and not future.done():
+        future.set_result(None)
+
+
+def _nothing() -> None:
+    pass
