@@ -32,16 +32,21 @@ FOLD_LINES = 4
 BODY_INDENT = 2
 
 
-def _result_source(result: ToolResult) -> tuple[list[str], bool]:
-    """The result's lines, and whether they are a diff."""
+def _result_source(result: ToolResult) -> tuple[str, bool]:
+    """The result's text as shown, and whether it is a diff."""
     diff = result.details.get("diff")
     if isinstance(diff, str) and diff and not result.is_error:
-        lines = diff.splitlines()
+        lines = diff.rstrip("\n").split("\n")
         # The state line already names the file: the fold starts at the first hunk.
-        while lines and lines[0].startswith(("--- ", "+++ ")):
-            lines.pop(0)
-        return lines, True
-    return result.content.rstrip("\n").splitlines(), False
+        skip = 0
+        while skip < len(lines) and lines[skip].startswith(("--- ", "+++ ")):
+            skip += 1
+        return "\n".join(lines[skip:]), True
+    return result.content.rstrip("\n"), False
+
+
+def _count_lines(text: str) -> int:
+    return text.count("\n") + 1 if text else 0
 
 
 class ToolBlock(Block):
@@ -53,13 +58,15 @@ class ToolBlock(Block):
         self.started = clock.now()
         self.duration_s: float | None = None
         self.result: ToolResult | None = None
-        self.lines: list[str] = []
+        # The result as one string: split into lines only when drawn.
+        self.text = ""
+        self.line_count = 0
         self._is_diff = False
         self.expanded = False
 
     @property
     def foldable(self) -> bool:
-        return len(self.lines) > FOLD_LINES
+        return self.line_count > FOLD_LINES
 
     @property
     def collapsed(self) -> bool:
@@ -85,7 +92,8 @@ class ToolBlock(Block):
         self.result = result
         self.duration_s = duration_s
         self.state = "failed" if result.is_error else "done"
-        self.lines, self._is_diff = _result_source(result)
+        self.text, self._is_diff = _result_source(result)
+        self.line_count = _count_lines(self.text)
         self.changed()
         return True
 
@@ -118,12 +126,15 @@ class ToolBlock(Block):
         return text
 
     def body_text(self) -> Text:
-        shown = self.lines if not self.collapsed else self.lines[:FOLD_LINES]
+        if self.collapsed:
+            shown = "\n".join(self.text.split("\n", FOLD_LINES)[:FOLD_LINES])
+        else:
+            shown = self.text
         if self._is_diff:
-            body = Text("\n").join(diff_lines("\n".join(shown), file_header=False))
+            body = Text("\n").join(diff_lines(shown, file_header=False))
         elif shown:
             # Text, never markup: tool output may hold [brackets] of its own.
-            body = Text("\n".join(shown))
+            body = Text(shown)
         else:
             body = Text("(no output)", style="dim")
         if not self.collapsed:
@@ -131,7 +142,7 @@ class ToolBlock(Block):
         # Collapsed lines are cropped, not wrapped, so the fold is exactly its lines high.
         body.no_wrap = True
         body.overflow = "ellipsis"
-        hidden = len(self.lines) - FOLD_LINES
+        hidden = self.line_count - FOLD_LINES
         body.append(f"\n+{hidden} more line{'s' if hidden != 1 else ''}", style="dim italic")
         return body
 
