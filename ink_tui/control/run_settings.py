@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from ink_tui.control.input_queue import TakeMode
-from ink_tui.core.loop import LoopConfig
+from ink_tui.core.loop_config import LoopConfig
 from ink_tui.core.tool_api import ToolLimits
 
 

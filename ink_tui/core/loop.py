@@ -34,6 +34,10 @@ from ink_tui.core.events import (
     TurnStart,
     UserMessageEvent,
 )
+
+# LoopConfig lives apart so that configuration can be read without importing the loop;
+# it is re-exported here for code that imports it from the loop.
+from ink_tui.core.loop_config import LoopConfig as LoopConfig
 from ink_tui.core.messages import (
     AssistantMessage,
     Message,
@@ -60,14 +64,6 @@ CUT_OFF_CALL = (
     "this call's arguments may be incomplete. Issue the call again in a smaller form (for "
     "example, write a large file in several edits)."
 )
-
-
-@dataclass(slots=True)
-class LoopConfig:
-    max_iterations: int = 100
-    # How long a tool may take to return after an abort before it is abandoned.
-    abort_grace_s: float = 10.0
-    max_output_tokens: int | None = None
 
 
 @dataclass(slots=True)

@@ -15,7 +15,7 @@ from typing import Literal, cast
 
 from ink_tui.control.input_queue import TakeMode
 from ink_tui.control.run_settings import RunSettings
-from ink_tui.core.loop import LoopConfig
+from ink_tui.core.loop_config import LoopConfig
 from ink_tui.core.tool_api import ToolLimits
 from ink_tui.session import config_files
 from ink_tui.session.api_keys import ApiKey, ApiKeyError, key_from_env, key_from_file

@@ -7,10 +7,9 @@ message naming the file, the line and the key is collected for the app to show.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import platformdirs
 
@@ -25,6 +24,9 @@ from ink_tui.session.config_schema import (
     check_value,
     suggest,
 )
+
+if TYPE_CHECKING:
+    import tomllib
 
 FileKind = Literal["user", "workspace"]
 
@@ -86,6 +88,10 @@ def read_config_file(path: Path, kind: FileKind) -> FileLayer:
 def parse_config_text(
     text: str, path: Path, kind: FileKind, layer: FileLayer | None = None
 ) -> FileLayer:
+    # Imported only when there is a file to parse: most starts have none, and this module
+    # is read before the first frame.
+    import tomllib
+
     layer = layer or FileLayer(kind, path, found=True)
     try:
         data = tomllib.loads(text)

@@ -21,7 +21,6 @@ from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
 
 from ink_tui.control.bus import EventBus
-from ink_tui.control.controller import RunController
 from ink_tui.control.input_queue import QueueMode
 from ink_tui.core.events import Event, InputRestored, StateChange
 from ink_tui.ui import clock
@@ -41,10 +40,13 @@ from ink_tui.ui.widgets.too_small import TooSmall, too_small
 from ink_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    # For annotations only: the controller module imports the agent loop, which the
+    # first frame does not need (make_controller imports it after that frame).
+    from ink_tui.control.controller import RunController
     from ink_tui.session.config import Config
     from ink_tui.ui.session_binding import SessionBinding
 
-MakeController = Callable[[EventBus], RunController]
+MakeController = Callable[[EventBus], "RunController"]
 
 QUIT_WINDOW_S = 2.0
 

@@ -9,8 +9,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ink_tui.core.messages import AssistantMessage
-from ink_tui.ui.screens.help_screen import HelpScreen
-from ink_tui.ui.screens.list_picker import ListPicker
 from ink_tui.ui.widgets.status_bar import StatusBar
 from ink_tui.ui.widgets.transcript import Transcript
 
@@ -52,7 +50,12 @@ class CommandRunner:
 
     # -- the commands ------------------------------------------------------------------
 
+    # What a command needs (screens, the session store, providers) is imported when it
+    # runs: the App imports this module before its first frame, which needs none of it.
+
     def do_help(self, _: str) -> None:
+        from ink_tui.ui.screens.help_screen import HelpScreen
+
         self.app.push_screen(HelpScreen())
 
     def do_quit(self, _: str) -> None:
@@ -130,6 +133,8 @@ class CommandRunner:
                 "~/.config/ink/config.toml (see `ink config`)."
             )
             return
+        from ink_tui.ui.screens.list_picker import ListPicker
+
         rows = [(spec, spec, "") for spec in models]
 
         def chosen(spec: str | None) -> None:
@@ -160,6 +165,8 @@ class CommandRunner:
         controller = self.app.controller
         if controller is None:
             return
+        from ink_tui.ui.screens.list_picker import ListPicker
+
         settings = controller.settings
         current = f"steer:{settings.steering_mode}"
 
