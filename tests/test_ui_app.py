@@ -276,7 +276,9 @@ async def test_folds_expand_and_collapse_one_by_one_and_all_at_once(
         assert all(b.expanded for b in blocks)
         await pilot.press("ctrl+o")
         assert all(not b.expanded for b in blocks)
-        transcript.focus()
+        app.prompt.focus()
+        await pilot.press("tab")
+        assert app.focused is transcript
         await pilot.press("up", "down", "enter")
         assert transcript.cursor is blocks[1]
         assert blocks[1].expanded
