@@ -163,6 +163,8 @@ def test_session_lines_survive_the_process_being_killed(workspace: Path, tmp_pat
         print(writer.path, flush=True)
         writer.record_user(UserMessage("before the kill"))
         writer.record_assistant(AssistantMessage(text="no fsync yet"))
+        # Written by the writer's thread (not fsynced): that is what a kill cannot undo.
+        writer.drain()
         os.kill(os.getpid(), signal.SIGKILL)
         """
     )

@@ -6,6 +6,7 @@ import json
 import math
 import os
 import re
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -257,37 +258,50 @@ def test_header_and_line_format(workspace: Path) -> None:
     assert writer.path.name.endswith(f"_{header['id']}.jsonl")
 
 
-def test_each_line_is_on_disk_as_soon_as_it_happens_and_fsynced_at_turn_and_run_end(
+def test_each_line_is_written_in_order_and_fsynced_at_turn_and_run_end_off_the_caller(
     workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    synced: list[int] = []
+    synced: list[str] = []
     real_fsync = os.fsync
 
     def counting_fsync(fd: int) -> None:
-        synced.append(fd)
+        synced.append(threading.current_thread().name)
         real_fsync(fd)
 
     monkeypatch.setattr(session_writer.os, "fsync", counting_fsync)
     bus = EventBus()
     writer = SessionWriter.create(workspace, "m")
     bus.subscribe(SessionRecorder(writer))
-    after_create = len(synced)
+    writer.drain()
+    after_create = len(synced)  # the header's, and the folder's
     s = Scenario(bus)
     s.start("run-1")
     s.user("hello", "prompt")
+    writer.drain()
     # Readable through another handle before any fsync: it was written and flushed.
     assert writer.path.read_text().splitlines()[-1] == (
         '{"type":"user","kind":"prompt","content":"hello"}'
     )
     s.reply(AssistantMessage(text="hi"))
+    writer.drain()
     assert json.loads(writer.path.read_text().splitlines()[-1])["text"] == "hi"
     assert len(synced) == after_create
     s.emit(TurnEnd(turn=1))
+    writer.drain()
     assert len(synced) == after_create + 1
+    # Nothing was written since: the run's end needs no second fsync...
     s.emit(RunEnd(stop_reason="completed"))
+    writer.drain()
+    assert len(synced) == after_create + 1
+    # ...but an interrupt entry written at the run's end is fsynced.
+    s.start("run-2")
+    s.emit(RunEnd(stop_reason="aborted"))
+    writer.drain()
     assert len(synced) == after_create + 2
     writer.close()
     assert writer.closed
+    # Every fsync ran on the writer's thread, none on the caller's.
+    assert synced and all(name.startswith("session-writer-") for name in synced)
 
 
 def test_events_after_close_are_ignored(workspace: Path) -> None:

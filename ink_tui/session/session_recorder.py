@@ -7,7 +7,14 @@ It turns run events into session entries (see `session_writer` for the file form
   loop keeps them in the history too);
 - `ToolEnd`: a tool result entered the history, with its display data;
 - `RunEnd`: aborted -> an interrupt entry; failed (no stop reason) -> an error entry;
-- `TurnEnd` and `RunEnd`: fsync, so a finished turn survives even a power cut.
+- `TurnEnd` and `RunEnd`: fsync, so a finished turn survives even a power cut;
+- `StateChange` to "exited": wait until everything recorded is in the file (below).
+
+The writer does its disk work on its own thread, so none of this waits for the disk on
+the caller's event loop, except at "exited": print mode's second Ctrl+C leaves through
+`os._exit`, which would drop whatever the writer's thread still has queued. This
+subscriber must come before that one on the bus (it is subscribed first), and the
+wait is for writes only, not an fsync: a process exit does not lose written data.
 
 Shell (`!`) runs never reach the model, so nothing of them is recorded. Their tool
 events look like any other, hence the run kind is remembered per run id from `RunStart`.
@@ -23,6 +30,7 @@ from ink_tui.core.events import (
     RunEnd,
     RunKind,
     RunStart,
+    StateChange,
     ToolEnd,
     TurnEnd,
     UserMessageEvent,
@@ -69,3 +77,5 @@ class SessionRecorder:
                     elif event.stop_reason is None:
                         self.writer.record_error(event.error or "the run failed")
                 self.writer.sync()
+            case StateChange(state="exited"):
+                self.writer.drain()

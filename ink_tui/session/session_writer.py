@@ -23,7 +23,22 @@ File format (version 1). UTF-8, one JSON object per line, each line ending in "\
   model had it. `details` and `duration_s` only rebuild the UI and are never sent back.
 - Lines are only ever appended, each with one write and a flush, so a killed process
   leaves at worst a cut-off last line (the reader skips it; `open_existing` trims it
-  before appending). The file is fsynced at the end of each turn and run and on close.
+  before appending).
+- Where and when the disk is touched: each recording call encodes its entry at once
+  (the line holds the entry as it was at that call, whatever later happens to the
+  objects it came from) and queues the bytes for the writer's own thread
+  (`background_writer`), which writes them in call order. `sync` queues an fsync the
+  same way; the recorder asks for one at the end of each turn and run. So nothing of
+  it runs on the caller's event loop: a slow fsync never stalls the UI. What is still
+  queued when the process is killed is lost, usually a few milliseconds' worth.
+- `drain` waits until everything queued is in the file (for code that reads the file
+  back at once); `close` waits until it is in the file and fsynced. Only they, and
+  `open_existing` when it trims a torn last line, make the caller wait for the disk
+  (`create` makes the file there, but its header and fsyncs go to the thread).
+- A failed write or fsync (disk full, I/O error) stops the writer: it is logged from the
+  thread when it happens, and the next call on the writer (record, sync, drain or
+  close) raises it once as `SessionWriteError`, an `OSError`. Raised in the recorder,
+  the bus logs it, as it did when writes ran in the callback itself.
 - Shell (`!`) runs are not part of the conversation and are not recorded.
 - No credentials: the writer is never given an API key, only the model name.
 
@@ -35,12 +50,15 @@ from __future__ import annotations
 import json
 import math
 import os
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO
 
 from ink_tui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
 from ink_tui.session.atomic_file import fsync_dir
+from ink_tui.session.background_writer import WriterThread
 from ink_tui.session.entries import (
     AssistantEntry,
     Entry,
@@ -64,7 +82,7 @@ from ink_tui.session.store_paths import (
     workspace_dir,
 )
 
-__all__ = ["SessionRecorder", "SessionWriter"]
+__all__ = ["SessionRecorder", "SessionWriteError", "SessionWriter"]
 
 # Conversations can hold secrets from the user's files: keep them private to the user.
 _FILE_MODE = 0o600
@@ -73,8 +91,19 @@ _TAIL_CHUNK = 64 * 1024
 _CREATE_ATTEMPTS = 5
 
 
+class SessionWriteError(OSError):
+    """Writing the session file failed on the writer's thread; `__cause__` says why."""
+
+    def __init__(self, path: Path, error: BaseException) -> None:
+        super().__init__(f"could not save session {path}: {error}; later entries are not saved")
+        self.path = path
+
+
 class SessionWriter:
-    """Appends entries to one session file. Not thread-safe: use from one event loop."""
+    """Appends entries to one session file from its own thread.
+
+    Call it from one thread (the event loop); only the writer's thread touches the file.
+    """
 
     def __init__(self, path: Path, header: SessionHeader, file: BinaryIO) -> None:
         self.path = path
@@ -82,6 +111,10 @@ class SessionWriter:
         # The model new replies come from: the header's, then each model change.
         self.model = header.model
         self._file = file
+        self._closed = False
+        # Only the writer's thread reads and sets this: whether an fsync has work to do.
+        self._unsynced = False
+        self._thread = WriterThread(f"session-writer-{header.id}")
 
     @property
     def id(self) -> str:
@@ -89,7 +122,12 @@ class SessionWriter:
 
     @property
     def closed(self) -> bool:
-        return self._file.closed
+        return self._closed
+
+    @property
+    def failure(self) -> BaseException | None:
+        """The error that stopped this writer (see `SessionWriteError`), or None."""
+        return self._thread.error
 
     # -- opening ------------------------------------------------------------------------
 
@@ -118,7 +156,7 @@ class SessionWriter:
         writer._write(encode_header(header))
         writer.sync()
         # The file's name must survive a crash too, not only its contents.
-        fsync_dir(folder)
+        writer._submit(partial(fsync_dir, folder))
         return writer
 
     @classmethod
@@ -136,7 +174,7 @@ class SessionWriter:
     # -- recording ----------------------------------------------------------------------
 
     def append(self, entry: Entry) -> None:
-        """Write one entry as a line and flush it to the OS (fsync comes at turn ends)."""
+        """Queue one entry as a line; the thread writes and flushes it to the OS."""
         if isinstance(entry, ModelChangeEntry):
             self.model = entry.model
         self._write(encode_entry(entry))
@@ -166,19 +204,38 @@ class SessionWriter:
         self.append(ErrorEntry(text))
 
     def sync(self) -> None:
-        """Make everything written so far durable (survives a power cut, not just a kill)."""
+        """Queue an fsync of everything recorded so far; returns at once."""
         if self.closed:
             return
-        self._file.flush()
-        os.fsync(self._file.fileno())
+        self._submit(self._fsync)
+
+    def drain(self, *, sync: bool = False) -> None:
+        """Wait until everything recorded so far is in the file (and fsynced, if `sync`).
+
+        For code that reads the file back right away; raises `SessionWriteError` if the
+        thread failed and that was not reported yet.
+        """
+        if not self.closed:
+            if sync:
+                self.sync()
+            self._thread.drain()
+        self._raise_failure()
 
     def close(self) -> None:
+        """Write and fsync everything queued, then close the file."""
         if self.closed:
             return
+        self._closed = True
         try:
-            self.sync()
+            if self._thread.running:
+                self._thread.submit(self._fsync)
+                self._thread.stop()
+            elif self.failure is None:
+                # Stopped by the interpreter's exit hook: no thread left to race with.
+                self._fsync()
         finally:
-            self._file.close()
+            self._close_file()
+        self._raise_failure()
 
     def __enter__(self) -> SessionWriter:
         return self
@@ -191,12 +248,46 @@ class SessionWriter:
     ) -> None:
         self.close()
 
+    # -- on the caller's thread -----------------------------------------------------------
+
     def _write(self, obj: dict[str, Any]) -> None:
         if self.closed:
             raise ValueError(f"session {self.path} is closed")
+        # Encoded here, not on the thread: the line must be the entry as it is now.
+        self._submit(partial(self._write_line, to_json_bytes(obj) + b"\n"))
+
+    def _submit(self, job: Callable[[], object]) -> None:
+        self._raise_failure()
+        self._thread.submit(job)
+
+    def _raise_failure(self) -> None:
+        error = self._thread.take_error()
+        if error is not None:
+            raise SessionWriteError(self.path, error) from error
+
+    def _close_file(self) -> None:
+        try:
+            self._file.close()
+        except OSError:
+            # A failed write leaves its bytes in the buffer and closing retries them:
+            # the same failure, which the thread logged and `close` raises if needed.
+            if self.failure is None:
+                raise
+
+    # -- on the writer's thread ----------------------------------------------------------
+
+    def _write_line(self, line: bytes) -> None:
         # One write per line: a kill can cut the last line short but never interleave.
-        self._file.write(to_json_bytes(obj) + b"\n")
+        self._file.write(line)
         self._file.flush()
+        self._unsynced = True
+
+    def _fsync(self) -> None:
+        # Skipped when nothing was written since the last one: a run's end follows its
+        # last turn's end, and `close` follows both; each would cost a disk flush.
+        if self._unsynced:
+            os.fsync(self._file.fileno())
+            self._unsynced = False
 
 
 def _repair_tail(path: Path) -> None:

@@ -86,6 +86,10 @@ class CommandRunner:
     def do_sessions(self, _: str) -> None:
         from ink_tui.session.catalog import list_sessions
 
+        binding = self.app.binding
+        if binding is not None and binding.writer is not None:
+            # The current session's last entries may still wait on its writer thread.
+            binding.writer.drain()
         sessions = list_sessions(self.app.workspace, self.app.session_root)
         if not sessions:
             self.say("No saved sessions in this workspace yet.")

@@ -120,9 +120,10 @@ class SessionBinding:
         if self._unsubscribe_recorder is not None:
             self._unsubscribe_recorder()
             self._unsubscribe_recorder = None
-        self.writer.close()
-        self.writer = None
-        self._pending = None
+        writer, self.writer, self._pending = self.writer, None, None
+        # Closed either way; a write that failed on the writer's thread is raised here
+        # for the caller to report.
+        writer.close()
 
     async def aclose(self) -> None:
         """Save what is pending, then stop (a clean exit)."""

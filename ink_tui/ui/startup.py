@@ -87,7 +87,11 @@ class AppSessions:
         self.controller.history.clear()
         self.transcript.clear_view()
         if self.binding is not None:
-            self.binding.start_new(self.controller.provider.model)
+            try:
+                self.binding.start_new(self.controller.provider.model)
+            except OSError as error:
+                # The conversation goes on; only its record on disk is affected.
+                self.transcript.add_notice(f"Session file: {error}", "error")
         self.transcript.add_notice("New session.")
 
     def open(self, path: Path) -> bool:
@@ -96,6 +100,11 @@ class AppSessions:
         from ink_tui.ui.session_replay import replay
 
         try:
+            if self.binding is not None and self.binding.writer is not None:
+                # `path` may be the session being written (`/resume` with its own id),
+                # whose last entries may still wait on the writer's thread. Waiting
+                # costs nothing extra: resuming closes that writer, which waits too.
+                self.binding.writer.drain()
             loaded = load_session(path)
         except (SessionFileError, OSError) as error:
             self.transcript.add_notice(f"Could not resume {path}: {error}", "error")
