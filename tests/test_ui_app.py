@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from textual._xterm_parser import XTermParser
 
+from ink_tui.ui.blocks.answer_block import AnswerBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.keys import install_alt_enter
 from ink_tui.ui.widgets.queue_list import QueueList
@@ -246,6 +247,35 @@ async def test_idle_ctrl_c_clears_then_warns_then_quits(
         await pilot.press("ctrl+c")
         await pilot.pause()
     assert app.return_code == 0
+
+
+async def test_idle_ctrl_c_copies_selected_transcript_text_and_keeps_the_draft(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    server.push(text_reply("Copy these words please."))
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "say something")
+        await app.controller.wait_idle()
+        await type_text(pilot, "my draft")
+        await pilot.pause()
+        transcript = app.query_one(Transcript)
+        (answer,) = transcript.blocks_of(AnswerBlock)
+        region = transcript.block_region(answer)
+        assert region is not None
+        left = region.x + 2  # the answer's own left padding
+        last = left + len("Copy these words") - 1
+        await pilot.mouse_down(transcript, offset=(left, region.y))
+        await pilot.hover(transcript, offset=(last, region.y))
+        await pilot.mouse_up(transcript, offset=(last, region.y))
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.clipboard == "Copy these words"
+        assert app.prompt.text == "my draft"
+        assert app.screen.get_selected_text() is None
+        # With nothing selected, Ctrl+C is back to clearing the editor.
+        await pilot.press("ctrl+c")
+        assert app.prompt.text == ""
 
 
 async def test_folds_expand_and_collapse_one_by_one_and_all_at_once(

@@ -529,3 +529,39 @@ async def test_plain_methods_rebuild_the_same_view_without_events() -> None:
         assert expected_plain.endswith("steer  more\n\nnote")
         # One flush took the whole answer in: its finished blocks share one render.
         assert [g.source for g in one(transcript, AnswerBlock).groups] == ["Answer\n\ndone"]
+
+
+async def test_dragging_selects_text_to_copy_and_does_not_fold() -> None:
+    async with running() as (pilot, transcript, bus):
+        tc = call("c1", command="seq 10")
+        publish_all(
+            bus,
+            Notice(text="alpha beta gamma"),
+            ToolStart(call=tc),
+            tool_end(tc, ToolResult(LINES_10), 1.25),
+        )
+        await pilot.pause()
+        notice = one(transcript, NoticeBlock)
+        tool = one(transcript, ToolBlock)
+        top = transcript.block_region(notice)
+        body_top = transcript.block_region(tool)
+        assert top is not None and body_top is not None
+        # From "beta" on the notice's line to the end of "line 1" in the fold.
+        start = (top.x + 1 + len("alpha "), top.y)
+        end = (body_top.x + 3 + len("line 1"), body_top.y + 2)
+        await pilot.mouse_down(transcript, offset=start)
+        await pilot.hover(transcript, offset=end)
+        await pilot.mouse_up(transcript, offset=end)
+        await pilot.pause()
+        selected = pilot.app.screen.get_selected_text()
+        assert selected is not None
+        assert selected.startswith("beta gamma")
+        assert "✓ bash seq 10" in selected and selected.endswith("line 1")
+        assert not tool.expanded
+        # The selection shows: its cells carry the selection style.
+        row = transcript.render_line(top.y)
+        selection_style = pilot.app.screen.get_component_rich_style("screen--selection")
+        marked = [
+            seg.text for seg in row if seg.style and seg.style.bgcolor == selection_style.bgcolor
+        ]
+        assert "".join(marked).startswith("beta")

@@ -302,6 +302,15 @@ class InkApp(App[int]):
             return
         if outcome == "exit":
             return
+        # Idle with text selected in the transcript: Ctrl+C copies, as users expect of a
+        # selection. While a run goes on it always interrupts (above): the stop key is
+        # never taken over.
+        selected = self.screen.get_selected_text()
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.screen.clear_selection()
+            self.query_one(HintRow).flash(f"Copied {len(selected)} characters", 2.0)
+            return
         if self.prompt.clear_input():
             self._last_idle_ctrl_c = None
             return

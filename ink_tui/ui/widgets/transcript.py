@@ -24,9 +24,10 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.events import Click, Resize
-from textual.geometry import Region, Size
+from textual.geometry import Offset, Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 
@@ -374,7 +375,8 @@ class Transcript(ScrollView, can_focus=True):
 
     def on_click(self, event: Click) -> None:
         offset = event.get_content_offset(self)
-        if offset is None:
+        if offset is None or self.text_selection is not None:
+            # A drag that selected text ends in a click too: it must not fold anything.
             return
         if self._on_marker(offset.x, offset.y):
             event.stop()
@@ -425,12 +427,53 @@ class Transcript(ScrollView, can_focus=True):
 
     def render_line(self, y: int) -> Strip:
         content = self.scrollable_content_region
-        width = content.width
-        line = self._lines.line(round(self.scroll_y) + y, self._look())
-        strip = line if line is not None else Strip.blank(width)
+        line_no = round(self.scroll_y) + y
+        line = self._lines.line(line_no, self._look())
+        if line is None:
+            strip = Strip.blank(content.width)
+        else:
+            # Offsets tell a mouse selection which character of which line it is on.
+            strip = line.apply_offsets(0, line_no)
+            selection = self.text_selection
+            if selection is not None:
+                strip = self._with_selection(strip, selection, line_no)
         if self._marker and y == content.height - 1:
-            strip = self._with_marker(strip, width)
+            strip = self._with_marker(strip, content.width)
         return strip.apply_style(self.rich_style)
+
+    def _with_selection(self, strip: Strip, selection: Selection, line_no: int) -> Strip:
+        span = selection.get_span(line_no)
+        if span is None:
+            return strip
+        start, end = span
+        end = strip.cell_length if end == -1 else end
+        style = self.screen.get_component_rich_style("screen--selection")
+        middle = strip.crop(start, end)
+        marked = Strip(Segment.apply_style(iter(middle), post_style=style), middle.cell_length)
+        return Strip.join([strip.crop(0, start), marked, strip.crop(end, strip.cell_length)])
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The selected text: only the lines it spans are drawn, however long the session."""
+        self.flush_now()
+        last = self._lines.height - 1
+        if last < 0:
+            return None
+        first_y = selection.start.y if selection.start is not None else 0
+        last_y = min(selection.end.y if selection.end is not None else last, last)
+        look = self._look()
+        texts = []
+        for y in range(first_y, last_y + 1):
+            line = self._lines.line(y, look)
+            texts.append(line.text.rstrip() if line is not None else "")
+        # The same selection, counted from the first line taken.
+        shifted = Selection(
+            selection.start and Offset(selection.start.x, 0),
+            selection.end and Offset(selection.end.x, selection.end.y - first_y),
+        )
+        return shifted.extract("\n".join(texts)), "\n"
+
+    def selection_updated(self, selection: Selection | None) -> None:
+        self.refresh()
 
     def _with_marker(self, strip: Strip, width: int) -> Strip:
         end = min(width, MARKER_X + len(MARKER_TEXT))
