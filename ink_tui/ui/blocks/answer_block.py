@@ -2,19 +2,30 @@
 
 Text is buffered by `append` and taken in by `flush`, which the transcript calls at most
 once per frame. The splitter hands back the top-level blocks that can no longer change;
-the blocks finished in one flush become one `MarkdownGroup`, rendered once per width and
-kept as lines, and only the open tail is re-rendered. Grouping per flush keeps the count
-of renders down when text comes in bursts.
+the blocks finished in one flush become one `MarkdownGroup`, rendered once per width,
+and only the open tail is re-rendered. Grouping per flush keeps the count of renders
+down when text comes in bursts.
+
+A long answer (a model writing a whole file) is thousands of lines, and every drawn line
+is a few dozen objects the garbage collector walks on each full pass: a 200 KB answer
+made those pauses grow past 100 ms while it streamed. So a group keeps its height for
+good but its lines only while among the answer's `KEPT_LINES` most recently drawn;
+`AnswerLines` hands the transcript the whole answer as a sequence that draws a group
+again when a line of it is asked for.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
+from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from textual.strip import Strip
 
 from ink_tui.ui.blocks.answer_markdown import answer_markdown
-from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_strips
+from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_segments
 from ink_tui.ui.blocks.markdown_splitter import Block as SplitBlock
 from ink_tui.ui.blocks.markdown_splitter import MarkdownSplitter
 
@@ -22,35 +33,99 @@ from ink_tui.ui.blocks.markdown_splitter import MarkdownSplitter
 GROUP_CHARS = 4096
 PAD_LEFT = 2
 PAD_RIGHT = 1
+# Lines of finished groups an answer keeps drawn: a few screens.
+KEPT_LINES = 400
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class MarkdownGroup:
-    """Finished markdown: its source never changes, its lines are kept per width."""
+    """Finished markdown: its source never changes; its height is kept, its lines may go."""
 
     source: str
     continued: bool = False
     # Counts renders; tests use it to prove a group is not rendered again while later
     # text streams in.
     renders: int = 0
-    _lines: dict[tuple[int, bool], list[Strip]] = field(default_factory=dict)
+    _key: tuple[int, bool] | None = None
+    _height: int = 0
+    _lines: list[Strip] | None = field(default=None, repr=False)
+
+    def measured(self, width: int, look: Look) -> bool:
+        return self._key == (width, look.dark)
+
+    def height(self, width: int, look: Look) -> int:
+        if not self.measured(width, look):
+            self.lines(width, look)
+        return self._height
 
     def lines(self, width: int, look: Look) -> list[Strip]:
         key = (width, look.dark)
-        lines = self._lines.get(key)
-        if lines is None:
+        lines = self._lines
+        if lines is None or self._key != key:
             self.renders += 1
             lines = _markdown_lines(self.source, width, look)
             if not self.continued:
                 lines.extend(blank_lines(1, width))
-            # Only the current width is worth keeping.
-            self._lines = {key: lines}
+            self._key, self._height, self._lines = key, len(lines), lines
         return lines
+
+    @property
+    def drawn(self) -> bool:
+        return self._lines is not None
+
+    def drop(self) -> None:
+        self._lines = None
+
+
+class AnswerLines(Sequence[Strip]):
+    """An answer's lines at one width: finished groups drawn on demand, then the tail."""
+
+    def __init__(self, answer: AnswerBlock, width: int, look: Look, tail: list[Strip]) -> None:
+        self._answer = answer
+        self._width = width
+        self._look = look
+        self._groups = list(answer.groups)
+        self._starts: list[int] = []
+        total = 0
+        for group in self._groups:
+            self._starts.append(total)
+            total += group.height(width, look)
+            answer.keep(group)
+        self._tail_start = total
+        self._tail = tail
+        self._length = total + len(tail)
+
+    def __len__(self) -> int:
+        return self._length
+
+    @property
+    def weight(self) -> int:
+        """Lines actually held in memory: what the transcript's cache counts."""
+        return self._answer.kept_lines + len(self._tail)
+
+    @overload
+    def __getitem__(self, index: int) -> Strip: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Strip]: ...
+    def __getitem__(self, index: int | slice) -> Strip | Sequence[Strip]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._length))]
+        if index < 0:
+            index += self._length
+        if not 0 <= index < self._length:
+            raise IndexError(index)
+        if index >= self._tail_start:
+            return self._tail[index - self._tail_start]
+        position = bisect_right(self._starts, index) - 1
+        group = self._groups[position]
+        lines = group.lines(self._width, self._look)
+        self._answer.keep(group)
+        return lines[index - self._starts[position]]
 
 
 def _markdown_lines(source: str, width: int, look: Look) -> list[Strip]:
     inner = inner_width(width, left=PAD_LEFT, right=PAD_RIGHT)
-    lines = render_strips(answer_markdown(source, look.dark), inner, look)
+    lines = render_segments(answer_markdown(source, look.dark), inner, look)
     return framed(lines, width, left=PAD_LEFT, right=PAD_RIGHT)
 
 
@@ -84,6 +159,9 @@ class AnswerBlock(Block):
         # How often the tail's source changed (and so was rendered again).
         self.tail_updates = 0
         self._tail_lines: tuple[int, bool, list[Strip]] | None = None
+        # Groups whose lines are kept, least recently drawn first, and their line count.
+        self._kept: OrderedDict[MarkdownGroup, int] = OrderedDict()
+        self._kept_lines = 0
 
     @property
     def text(self) -> str:
@@ -129,12 +207,27 @@ class AnswerBlock(Block):
         self.changed()
         return True
 
-    def render_lines(self, width: int, look: Look) -> list[Strip]:
-        lines: list[Strip] = []
-        for group in self.groups:
-            lines.extend(group.lines(width, look))
-        lines.extend(self._render_tail(width, look))
-        return lines
+    def render_lines(self, width: int, look: Look) -> AnswerLines:
+        return AnswerLines(self, width, look, self._render_tail(width, look))
+
+    @property
+    def kept_lines(self) -> int:
+        return self._kept_lines
+
+    def keep(self, group: MarkdownGroup) -> None:
+        """`group` was just drawn: keep its lines, dropping the least recently drawn."""
+        if group in self._kept:
+            self._kept.move_to_end(group)
+            return
+        if not group.drawn:
+            return
+        count = group._height
+        self._kept[group] = count
+        self._kept_lines += count
+        while self._kept_lines > KEPT_LINES and len(self._kept) > 1:
+            old, old_count = self._kept.popitem(last=False)
+            self._kept_lines -= old_count
+            old.drop()
 
     def _render_tail(self, width: int, look: Look) -> list[Strip]:
         if not self.tail_source.strip():
@@ -148,5 +241,7 @@ class AnswerBlock(Block):
 
     def drop_cache(self) -> None:
         for group in self.groups:
-            group._lines = {}
+            group.drop()
+        self._kept.clear()
+        self._kept_lines = 0
         self._tail_lines = None

@@ -11,7 +11,7 @@ stay in CSS and follow the theme.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from rich.console import Console, RenderableType
@@ -48,8 +48,12 @@ class Block:
             self.highlighted = on
             self.changed()
 
-    def render_lines(self, width: int, look: Look) -> list[Strip]:
-        """The block's lines, each exactly `width` cells, margins included."""
+    def render_lines(self, width: int, look: Look) -> Sequence[Strip]:
+        """The block's lines, each exactly `width` cells, margins included.
+
+        A list, or a sequence that draws its lines when asked (a long answer); one with a
+        `weight` says how many lines it really holds.
+        """
         raise NotImplementedError
 
     def plain_text(self) -> str:
@@ -60,17 +64,16 @@ class Block:
         """Forget any lines kept inside the block (the transcript is short of memory)."""
 
 
-def render_strips(
+def render_segments(
     renderable: RenderableType, width: int, look: Look, style: Style | None = None
-) -> list[Strip]:
-    """A rich renderable as lines of exactly `width` cells."""
+) -> list[list[Segment]]:
+    """A rich renderable as lines of segments, each padded to exactly `width` cells."""
     options = look.console.options.update(width=max(1, width), height=None, highlight=False)
-    lines = look.console.render_lines(renderable, options, style=style or Style(), pad=True)
-    return [Strip(line, width) for line in lines]
+    return look.console.render_lines(renderable, options, style=style or Style(), pad=True)
 
 
 def framed(
-    lines: Iterable[Strip],
+    lines: Iterable[Iterable[Segment]],
     width: int,
     *,
     left: int = 0,
@@ -84,14 +87,11 @@ def framed(
     if left:
         head.append(Segment(" " * left, pad_style))
     tail = [Segment(" " * right, pad_style)] if right else []
-    framed_lines = []
-    for line in lines:
-        strip = Strip([*head, *line, *tail])
-        # Narrower than the frame itself: the clamped inner width overflows, so cut.
-        framed_lines.append(
-            strip if strip.cell_length == width else strip.adjust_cell_length(width)
-        )
-    return framed_lines
+    if width - left - right - (1 if border is not None else 0) >= 1:
+        # Lines come padded to the inner width: the frame is exactly `width` wide.
+        return [Strip([*head, *line, *tail], width) for line in lines]
+    # Narrower than the frame itself: the clamped inner width overflows, so cut.
+    return [Strip([*head, *line, *tail]).adjust_cell_length(width) for line in lines]
 
 
 def inner_width(width: int, *, left: int = 0, right: int = 0, border: bool = False) -> int:

@@ -7,7 +7,7 @@ from rich.text import Text
 from textual.strip import Strip
 
 from ink_tui.core.events import NoticeLevel
-from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_strips
+from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_segments
 
 ERROR_BORDER = "▌"
 
@@ -26,7 +26,7 @@ class NoticeBlock(Block):
             border = Segment(ERROR_BORDER, style + look.style("notice-error-border"))
         inner = inner_width(width, left=1, right=1, border=border is not None)
         # Text, not markup: an error's cause may quote anything, brackets included.
-        lines = render_strips(Text(self.text), inner, look, style)
+        lines = render_segments(Text(self.text), inner, look, style)
         body = framed(lines, width, left=1, right=1, style=style, border=border)
         return [*body, *blank_lines(1, width)]
 

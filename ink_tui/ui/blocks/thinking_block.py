@@ -9,7 +9,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual.strip import Strip
 
-from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_strips
+from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_segments
 
 
 class ThinkingBlock(Block):
@@ -50,5 +50,5 @@ class ThinkingBlock(Block):
         style = look.style("thinking")
         inner = inner_width(width, left=2, right=1)
         # Text, not markup: reasoning may contain [brackets] of its own.
-        lines = render_strips(Text(self._shown), inner, look, style)
+        lines = render_segments(Text(self._shown), inner, look, style)
         return [*framed(lines, width, left=2, right=1, style=style), *blank_lines(1, width)]

@@ -13,8 +13,10 @@ a thousand folded results of 200 lines cost their text, not 200,000 styled lines
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Literal
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
@@ -23,7 +25,7 @@ from ink_tui.core.messages import ToolCall
 from ink_tui.core.tool_api import ToolResult
 from ink_tui.core.tool_summary import call_label
 from ink_tui.ui import clock
-from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_strips
+from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_segments
 from ink_tui.ui.blocks.diff_lines import diff_lines
 
 ToolState = Literal["queued", "running", "done", "failed"]
@@ -153,9 +155,9 @@ class ToolBlock(Block):
     def render_lines(self, width: int, look: Look) -> list[Strip]:
         base = look.style("tool-cursor") if self.highlighted else Style()
         inner = inner_width(width, left=1, right=1)
-        lines = render_strips(self.header_text(), inner, look, base)
+        lines: list[Iterable[Segment]] = [*render_segments(self.header_text(), inner, look, base)]
         if self.result is not None:
             body_style = base + look.style("tool-failed" if self.result.is_error else "tool-body")
-            body = render_strips(self.body_text(), inner - BODY_INDENT, look, body_style)
+            body = render_segments(self.body_text(), inner - BODY_INDENT, look, body_style)
             lines.extend(framed(body, inner, left=BODY_INDENT, style=base))
         return [*framed(lines, width, left=1, right=1, style=base), *blank_lines(1, width)]

@@ -8,7 +8,7 @@ from rich.segment import Segment
 from rich.text import Text
 from textual.strip import Strip
 
-from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_strips
+from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_segments
 
 UserBlockKind = Literal["prompt", "steer", "follow_up", "shell"]
 
@@ -38,7 +38,7 @@ class UserBlock(Block):
         accent = "user-shell" if self.kind == "shell" else "user-injected" if self.tag else "user"
         border = Segment(BORDER, style + look.style(f"{accent}-border"))
         inner = inner_width(width, left=1, right=1, border=True)
-        lines = render_strips(self.label(), inner, look, style)
+        lines = render_segments(self.label(), inner, look, style)
         body = framed(lines, width, left=1, right=1, style=style, border=border)
         return [*blank_lines(1, width), *body, *blank_lines(1, width)]
 

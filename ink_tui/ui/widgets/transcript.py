@@ -138,6 +138,8 @@ class Transcript(ScrollView, can_focus=True):
         self._cursor: ToolBlock | None = None
         self._styles: dict[str, Style] = {}
         self._check_styles = True
+        self._look_cache: Look | None = None
+        self._base_style_cache: Style | None = None
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(self._on_event)
@@ -269,7 +271,7 @@ class Transcript(ScrollView, can_focus=True):
         self.flush_now()
         if self._lines.index(block) is None or not self._lines.width:
             return []
-        return self._lines.lines_of(block, self._look())
+        return list(self._lines.lines_of(block, self._look()))
 
     def block_region(self, block: Block) -> Region | None:
         """Where `block` is on screen, relative to this widget; None when scrolled away."""
@@ -330,7 +332,8 @@ class Transcript(ScrollView, can_focus=True):
         if self._cursor is None:
             tools = self.blocks_of(ToolBlock)
             foldable = [block for block in tools if block.foldable]
-            self._move_cursor((foldable or tools or [None])[-1], highlight=True)
+            candidates = foldable or tools
+            self._move_cursor(candidates[-1] if candidates else None, highlight=True)
         else:
             self._cursor.set_highlighted(True)
             self._changed(self._cursor)
@@ -439,7 +442,7 @@ class Transcript(ScrollView, can_focus=True):
                 strip = self._with_selection(strip, selection, line_no)
         if self._marker and y == content.height - 1:
             strip = self._with_marker(strip, content.width)
-        return strip.apply_style(self.rich_style)
+        return strip.apply_style(self._base_style)
 
     def _with_selection(self, strip: Strip, selection: Selection, line_no: int) -> Strip:
         span = selection.get_span(line_no)
@@ -488,6 +491,7 @@ class Transcript(ScrollView, can_focus=True):
         # Component styles are not ready while the stylesheet is being applied: compare
         # them at the next frame.
         self._check_styles = True
+        self._base_style_cache = None
         self._schedule_frame(force=True)
 
     def _restyle(self) -> None:
@@ -511,12 +515,21 @@ class Transcript(ScrollView, can_focus=True):
         )
 
     def _look(self) -> Look:
-        return Look(
-            self.app.console,
-            self._style,
-            dark=self.app.current_theme.dark,
-            show_thinking=self.show_thinking,
-        )
+        # Asked for on every drawn row: built once, until the theme or an option changes.
+        look = self._look_cache
+        dark = self.app.current_theme.dark
+        if look is None or look.dark != dark or look.show_thinking != self.show_thinking:
+            look = self._look_cache = Look(
+                self.app.console, self._style, dark=dark, show_thinking=self.show_thinking
+            )
+        return look
+
+    @property
+    def _base_style(self) -> Style:
+        # `rich_style` walks the ancestors on each call; rows ask for it every frame.
+        if self._base_style_cache is None:
+            self._base_style_cache = self.rich_style
+        return self._base_style_cache
 
     def _add(self, block: BlockT, before: Block | None = None) -> BlockT:
         index = self._lines.index(before) if before is not None else None

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from textual.strip import Strip
 
@@ -33,7 +33,8 @@ UNMEASURED = -1
 class BlockLines:
     def __init__(self, max_cached_lines: int = MAX_CACHED_LINES) -> None:
         self._max_cached_lines = max_cached_lines
-        self._cache: OrderedDict[Block, tuple[int, list[Strip]]] = OrderedDict()
+        # block -> (version drawn, lines, weight counted when cached)
+        self._cache: OrderedDict[Block, tuple[int, Sequence[Strip], int]] = OrderedDict()
         self.clear()
 
     def clear(self) -> None:
@@ -110,9 +111,7 @@ class BlockLines:
             index = self._position.get(id(block))
             if index is None:
                 continue
-            cached = self._cache.pop(block, None)
-            if cached is not None:
-                self._cached_lines -= len(cached[1])
+            self._uncache(block)
             self._widths[index] = UNMEASURED
             self._reflow_next = max(self._reflow_next, index)
 
@@ -172,7 +171,7 @@ class BlockLines:
             return None
         return self._starts[index], self._heights[index]
 
-    def lines_of(self, block: Block, look: Look) -> list[Strip]:
+    def lines_of(self, block: Block, look: Look) -> Sequence[Strip]:
         """The lines `block` is drawn as, from the cache when it is up to date."""
         cached = self._cache.get(block)
         if cached is not None and cached[0] == block.version:
@@ -217,19 +216,23 @@ class BlockLines:
             self._heights[index] = len(lines)
             self._mark(index)
 
-    def _draw(self, block: Block, look: Look) -> list[Strip]:
+    def _draw(self, block: Block, look: Look) -> Sequence[Strip]:
         lines = block.render_lines(self.width, look)
-        old = self._cache.pop(block, None)
-        if old is not None:
-            self._cached_lines -= len(old[1])
-        self._cache[block] = (block.version, lines)
-        self._cached_lines += len(lines)
+        self._uncache(block)
+        weight = _weight(lines)
+        self._cache[block] = (block.version, lines, weight)
+        self._cached_lines += weight
         # The newest block always stays, however long it is.
         while self._cached_lines > self._max_cached_lines and len(self._cache) > 1:
-            evicted, (_, evicted_lines) = self._cache.popitem(last=False)
-            self._cached_lines -= len(evicted_lines)
+            evicted, (_, _, evicted_weight) = self._cache.popitem(last=False)
+            self._cached_lines -= evicted_weight
             evicted.drop_cache()
         return lines
+
+    def _uncache(self, block: Block) -> None:
+        cached = self._cache.pop(block, None)
+        if cached is not None:
+            self._cached_lines -= cached[2]
 
     def _mark(self, index: int) -> None:
         if self._dirty_from is None or index < self._dirty_from:
@@ -245,3 +248,9 @@ class BlockLines:
         for height in self._heights[start:]:
             total += height
             self._starts.append(total)
+
+
+def _weight(lines: Sequence[Strip]) -> int:
+    """Lines held in memory: a lazy sequence says so itself (see `Block.render_lines`)."""
+    weight = getattr(lines, "weight", None)
+    return len(lines) if weight is None else int(weight)

@@ -1,0 +1,59 @@
+"""A long answer keeps its heights for good but only a few screens of drawn lines."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.style import Style
+
+from ink_tui.ui.blocks import answer_block
+from ink_tui.ui.blocks.answer_block import AnswerBlock, AnswerLines
+from ink_tui.ui.blocks.block import Look
+
+LOOK = Look(Console(width=80), lambda name: Style())
+WIDTH = 60
+
+
+def long_answer(paragraphs: int) -> AnswerBlock:
+    answer = AnswerBlock()
+    for n in range(paragraphs):
+        # One flush per paragraph: one group each, as when a model streams.
+        answer.append(f"Paragraph {n} says something long enough to wrap once or twice. " * 2)
+        answer.append("\n\n")
+        answer.flush()
+    answer.close()
+    answer.flush()
+    return answer
+
+
+def test_every_line_can_be_drawn_while_only_a_few_screens_are_kept() -> None:
+    answer = long_answer(300)
+    lines = answer.render_lines(WIDTH, LOOK)
+    assert isinstance(lines, AnswerLines) and len(answer.groups) == 300
+    kept_limit = answer_block.KEPT_LINES + max(g.height(WIDTH, LOOK) for g in answer.groups)
+    assert answer.kept_lines <= kept_limit
+    texts = [line.text.strip() for line in lines]
+    assert len(texts) == len(lines) > answer_block.KEPT_LINES
+    assert answer.kept_lines <= kept_limit
+    shown = " ".join(text for text in texts if text)
+    positions = [shown.index(f"Paragraph {n} ") for n in range(300)]
+    assert positions == sorted(positions)
+    assert sum(group.drawn for group in answer.groups) < 300
+
+
+def test_a_dropped_group_is_drawn_again_at_the_same_height_when_asked_for() -> None:
+    answer = long_answer(300)
+    lines = answer.render_lines(WIDTH, LOOK)
+    first = answer.groups[0]
+    assert not first.drawn  # the first group was pushed out by the later ones
+    renders, height = first.renders, first.height(WIDTH, LOOK)
+    assert lines[0].text.strip().startswith("Paragraph 0")
+    assert first.drawn and first.renders == renders + 1
+    assert first.height(WIDTH, LOOK) == height
+    assert lines[-1] is lines[len(lines) - 1]
+
+
+def test_the_transcript_cache_counts_what_an_answer_really_holds() -> None:
+    answer = long_answer(300)
+    lines = answer.render_lines(WIDTH, LOOK)
+    assert isinstance(lines, AnswerLines)
+    assert lines.weight == answer.kept_lines < len(lines)
