@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from pathlib import Path
 
 import pytest
@@ -312,3 +313,21 @@ async def test_folds_expand_and_collapse_one_by_one_and_all_at_once(
         await pilot.press("up", "down", "enter")
         assert transcript.cursor is blocks[1]
         assert blocks[1].expanded
+
+
+async def test_ink_freezes_its_start_up_heap_once_started_and_only_when_asked(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    before = gc.get_freeze_count()
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.controller is not None)
+        await pilot.pause(0.1)
+        assert gc.get_freeze_count() == before
+    app, _ = make_app(server, workspace, freeze_startup_heap=True)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await wait_until(pilot, lambda: gc.get_freeze_count() > before, what="the freeze")
+    finally:
+        # The test process runs many apps: give their objects back to the collector.
+        gc.unfreeze()

@@ -30,6 +30,7 @@ def make_app(
     plan: SessionPlan | None = None,
     session_root: Path | None = None,
     config: Config | None = None,
+    freeze_startup_heap: bool = False,
 ) -> tuple[InkApp, Recorder]:
     recorder = Recorder()
 
@@ -55,6 +56,7 @@ def make_app(
         plan=plan,
         session_root=session_root,
         config=config,
+        freeze_startup_heap=freeze_startup_heap,
     )
     return app, recorder
 

@@ -76,8 +76,11 @@ class InkApp(App[int]):
         notices: Sequence[str] = (),
         session_root: Path | None = None,
         config: Config | None = None,
+        freeze_startup_heap: bool = False,
     ) -> None:
         super().__init__()
+        # Only for a process that runs one app (`ink`): frozen objects are never freed.
+        self._freeze_startup_heap = freeze_startup_heap
         self.plan = plan or SessionPlan("off")
         self.config_notices = list(notices)
         self.session_root = session_root
@@ -169,6 +172,15 @@ class InkApp(App[int]):
         for text, mode in self._early:
             self.controller.submit(text, mode)
         self._early.clear()
+        self.run_worker(self._prepare_heap, thread=True, group="heap", exit_on_error=False)
+
+    def _prepare_heap(self) -> None:
+        """On a thread: load and warm the answer renderer, then (for `ink`) freeze."""
+        from ink_tui.ui.heap import freeze_startup_heap, warm_up_renderer
+
+        warm_up_renderer(self.current_theme.dark)
+        if self._freeze_startup_heap:
+            freeze_startup_heap()
 
     async def on_unmount(self) -> None:
         # Settling runs publish after the widgets are gone; the app no longer listens.
@@ -367,6 +379,7 @@ def run_app(config: Config, workspace: Path, plan: SessionPlan) -> int:
         plan=plan,
         notices=config.problems,
         config=config,
+        freeze_startup_heap=True,
     )
     code = app.run()
     return code if code is not None else 0
