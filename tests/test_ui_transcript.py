@@ -565,3 +565,24 @@ async def test_dragging_selects_text_to_copy_and_does_not_fold() -> None:
             seg.text for seg in row if seg.style and seg.style.bgcolor == selection_style.bgcolor
         ]
         assert "".join(marked).startswith("beta")
+
+
+async def test_a_fence_in_an_unknown_language_shows_as_plain_code_and_is_looked_up_once() -> None:
+    from pygments.lexers.special import TextLexer
+
+    from ink_tui.ui.blocks.answer_markdown import code_lexer
+
+    code_lexer.cache_clear()
+    async with running() as (pilot, transcript, bus):
+        publish_all(bus, *deltas("Here:\n\n```nosuchlang\nlet x = <b>1</b>\n"))
+        for _ in range(3):  # the open fence is drawn again frame after frame
+            await pilot.pause(0.03)
+            bus.publish(TextDelta(text="x\n"))
+        publish_all(bus, *deltas("```\n\ndone"))
+        bus.publish(MessageEnd(message=AssistantMessage(text="")))
+        await pilot.pause(0.05)
+        shown = rendered(transcript, one(transcript, AnswerBlock))
+        assert "let x = <b>1</b>" in shown and "```" not in shown
+    info = code_lexer.cache_info()
+    assert info.misses == 1 and info.hits >= 2
+    assert isinstance(code_lexer("nosuchlang"), TextLexer)
