@@ -57,3 +57,23 @@ def test_the_transcript_cache_counts_what_an_answer_really_holds() -> None:
     lines = answer.render_lines(WIDTH, LOOK)
     assert isinstance(lines, AnswerLines)
     assert lines.weight == answer.kept_lines < len(lines)
+
+
+def test_fence_languages_are_looked_up_without_scanning_plugins(monkeypatch) -> None:
+    import pygments.lexers
+    from pygments.lexers.special import TextLexer
+
+    from ink_tui.ui.blocks.answer_markdown import code_lexer
+
+    def scan() -> None:
+        raise AssertionError("pygments scanned the installed plugins")
+
+    # An unknown name, e.g. a language still arriving ("pyth"), must not reach the scan.
+    monkeypatch.setattr(pygments.lexers, "find_plugin_lexers", scan)
+    code_lexer.cache_clear()
+    try:
+        assert isinstance(code_lexer("pyth"), TextLexer)
+        assert type(code_lexer("Python")).__name__ == "PythonLexer"
+        assert code_lexer("pyth") is code_lexer("pyth")
+    finally:
+        code_lexer.cache_clear()

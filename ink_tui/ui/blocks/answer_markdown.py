@@ -19,20 +19,21 @@ LIGHT_CODE_THEME = "default"
 
 @cache
 def code_lexer(name: str) -> Lexer:
-    """The lexer for a fence's language, looked up once per name.
+    """The lexer for a fence's language: pygments' own lexers only, looked up once a name.
 
-    Rich looks it up on every render, and an open fence is rendered every frame: a
-    lookup walks pygments' whole table (about 2 ms), and an unknown name (```jsx) also
-    scans every installed package's entry points for plugins.
+    Rich looks the lexer up on every render, and the open fence of a streaming answer is
+    rendered every frame: a lookup walks pygments' table (about 2 ms), and a name it does
+    not know (```jsx2, or ```pyth while the info string is still arriving) makes
+    pygments import every installed plugin's entry point (200 ms here, IPython's).
+    Plugin lexers are given up for that: an unknown language shows as plain code.
     """
-    from pygments.lexers import get_lexer_by_name
+    from pygments.lexers import LEXERS, get_lexer_by_name
     from pygments.lexers.special import TextLexer
-    from pygments.util import ClassNotFound
 
-    try:
-        return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=4)
-    except ClassNotFound:
-        return TextLexer(stripnl=False, ensurenl=True, tabsize=4)
+    alias = name.lower()
+    if any(alias in aliases for _module, _name, aliases, _files, _mimes in LEXERS.values()):
+        return get_lexer_by_name(alias, stripnl=False, ensurenl=True, tabsize=4)
+    return TextLexer(stripnl=False, ensurenl=True, tabsize=4)
 
 
 @cache
