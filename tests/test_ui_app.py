@@ -331,3 +331,31 @@ async def test_ink_freezes_its_start_up_heap_once_started_and_only_when_asked(
     finally:
         # The test process runs many apps: give their objects back to the collector.
         gc.unfreeze()
+
+
+async def test_input_sent_while_the_controller_is_still_being_imported_is_not_lost(
+    server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading
+
+    from ink_tui.ui import preload
+
+    imported = threading.Event()
+    real_import = preload.import_controller_modules
+
+    def slow_import() -> None:
+        imported.wait(10)  # held until the user has typed and sent
+        real_import()
+
+    monkeypatch.setattr(preload, "import_controller_modules", slow_import)
+    server.push(text_reply("Got it."))
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "typed at once")
+        assert app.controller is None
+        imported.set()
+        await wait_until(pilot, lambda: app.controller is not None, what="the controller")
+        await app.controller.wait_idle()
+        await pilot.pause()
+        assert "Got it." in transcript_text(app)
+    assert server.requests[0]["messages"][-1]["content"] == "typed at once"

@@ -25,7 +25,10 @@ _TOOL_MODULES = {
     "FindTool": "find",
 }
 
-__all__ = [*_TOOL_MODULES, "default_tools"]
+# The modules behind the tools, for code that imports them ahead of use.
+TOOL_MODULE_NAMES = tuple(_TOOL_MODULES.values())
+
+__all__ = [*_TOOL_MODULES, "TOOL_MODULE_NAMES", "default_tools"]
 
 
 def __getattr__(name: str) -> Any:

@@ -11,6 +11,7 @@ does not pay for importing the HTTP client, the tools or the session store.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -118,7 +119,21 @@ class InkApp(App[int]):
         self._set_placeholder("idle")
         self.prompt.focus()
         self._check_size()
-        self.call_after_refresh(self._start_controller)
+        self.call_after_refresh(self._preload_controller)
+
+    def _preload_controller(self) -> None:
+        self.run_worker(self._import_then_start, thread=True, group="start", exit_on_error=False)
+
+    def _import_then_start(self) -> None:
+        """On a thread: import what the controller needs, then build it on the loop."""
+        from ink_tui.ui.preload import import_controller_modules
+
+        try:
+            import_controller_modules()
+        finally:
+            # Even if an import failed: building the controller reports it properly.
+            with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                self.call_from_thread(self._start_controller)
 
     def _apply_preferences(self) -> None:
         """Theme and key bindings from the config; a bad value is a notice, not a crash."""
