@@ -89,7 +89,9 @@ def test_a_new_width_measures_what_is_on_screen_now_and_the_rest_a_little_per_fr
     for block in blocks:
         lines.append(block)
     lines.measure(20, LOOK)  # two lines each
-    assert lines.height == 400 and not lines.reflowing
+    while lines.reflowing:
+        lines.measure(20, LOOK)
+    assert lines.height == 400
     # The user reads block 50 from its second line; the view is 6 rows high.
     top = lines.span(blocks[50])[0] + 1
     for block in blocks:
@@ -139,3 +141,27 @@ def test_reflow_of_some_blocks_draws_them_again_without_a_content_change() -> No
     assert lines.reflowing
     lines.measure(10, LOOK)
     assert (a.renders, b.renders) == (2, 1) and not lines.reflowing
+
+
+def test_many_new_blocks_at_once_are_measured_from_the_end_a_few_per_frame(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(transcript_lines, "REFLOW_BUDGET_S", 0.005)
+    lines = BlockLines()
+    blocks = [Lines(str(n), 40, cost_s=0.001) for n in range(300)]
+    for block in blocks:
+        lines.append(block)
+    changed, top = lines.measure(20, LOOK, top=None, rows=10)
+    assert changed and top is None and lines.reflowing
+    # The last screen is exact at once; most of the session waits for later frames.
+    assert all(lines.span(block)[1] == 2 for block in blocks[-5:])
+    assert sum(block.renders for block in blocks) < 100
+    while lines.reflowing:
+        lines.measure(20, LOOK, top=None, rows=10)
+    assert lines.height == 600 and all(block.renders == 1 for block in blocks)
+    # A few new blocks are measured at once, as when a run appends them.
+    more = [Lines("m", 40) for _ in range(3)]
+    for block in more:
+        lines.append(block)
+    lines.measure(20, LOOK, top=None, rows=10)
+    assert not lines.reflowing and lines.height == 606

@@ -6,10 +6,11 @@ again from the first changed block on, so appending to a long session costs the 
 block, not the session. Drawn lines are kept in a least-recently-used cache bounded by a
 line count: heights stay known for every block, lines only for the ones looked at lately.
 
-A new width (or theme) changes every block's height. Measuring thousands of blocks at
-once would freeze the app on each resize, so the blocks the user looks at are measured
-at once and the rest a few milliseconds per frame, keeping their old heights meanwhile
-as an estimate ("reflow").
+A new width (or theme) changes every block's height, and a resumed session brings
+thousands of blocks at once. Measuring them all in one go would freeze the app for
+seconds, so the blocks the user looks at are measured at once and the rest a few
+milliseconds per frame, keeping their old heights (or none, for new ones) meanwhile as
+an estimate ("reflow").
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ MAX_CACHED_LINES = 2000
 # Time per frame spent measuring blocks off screen after a resize.
 REFLOW_BUDGET_S = 0.008
 UNMEASURED = -1
+# More new blocks than this in one frame are measured a few at a time (see `measure`).
+DEFER_NEW_BLOCKS = 50
 
 
 class BlockLines:
@@ -132,9 +135,16 @@ class BlockLines:
             return False, top
         anchor = self._anchor(top)
         stale, self._stale = self._stale, {}
+        # Many new blocks at once (a resumed session) are measured like a reflow: what
+        # is on screen now, the rest a little per frame. A few are measured at once.
+        defer_new = len(stale) > DEFER_NEW_BLOCKS
         for block in stale:
             index = self._position.get(id(block))
-            if index is not None:
+            if index is None:
+                continue
+            if defer_new and self._widths[index] == UNMEASURED:
+                self._reflow_next = max(self._reflow_next, index)
+            else:
                 self._measure_at(index, look)
         if self.reflowing:
             self._measure_window(anchor, rows, look)
