@@ -9,10 +9,10 @@ from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
+from textual.containers import VerticalScroll
 from textual.widgets import Label, Static
 
+from ink_tui.ui.screens.modal_frame import CenteredModal, ModalFrame
 from ink_tui.ui.slash_commands import COMMANDS, SlashCommand
 
 KEYS: tuple[tuple[str, str], ...] = (
@@ -21,12 +21,13 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Shift+Enter, Ctrl+J", "new line"),
     ("Up, Down", "earlier inputs (on the first or last row)"),
     ("Alt+Up", "queued input back into the editor"),
-    ("Ctrl+C", "interrupt the run; idle: clear the input, twice to quit"),
+    ("Ctrl+C", "interrupt the run; idle: copy the selection, else clear, twice to quit"),
     ("Escape", "interrupt the run; close a menu"),
     ("Ctrl+D", "quit, when the input is empty"),
     ("Ctrl+T", "show or hide thinking"),
     ("Ctrl+O", "fold or unfold tool output"),
     ("Ctrl+Q", "go to the queue"),
+    ("Tab", "go to the transcript: Up/Down pick a tool call, Enter folds it"),
     ("Ctrl+P", "command palette"),
     ("/", "at the start: commands (Tab or Enter completes)"),
     ("@", "complete a workspace path"),
@@ -54,22 +55,8 @@ def command_table(commands: Iterable[SlashCommand]) -> Table:
     return table
 
 
-class HelpScreen(ModalScreen[None]):
+class HelpScreen(CenteredModal[None]):
     DEFAULT_CSS = """
-    HelpScreen {
-        align: center middle;
-    }
-    HelpScreen > #help-frame {
-        width: 90%;
-        max-width: 100;
-        height: auto;
-        max-height: 90%;
-        border: round $primary;
-        border-title-style: bold;
-        border-subtitle-color: $text-muted;
-        background: $surface;
-        padding: 0 1;
-    }
     HelpScreen #help-body {
         height: auto;
         max-height: 100%;
@@ -100,11 +87,10 @@ class HelpScreen(ModalScreen[None]):
         self._commands = list(commands)
 
     def compose(self) -> ComposeResult:
-        # Title and key hint in the border, so scrolling never hides them.
-        frame = Vertical(id="help-frame")
-        frame.border_title = "Help"
-        frame.border_subtitle = "↑↓ scroll · Esc close"
-        with frame, VerticalScroll(id="help-body"):
+        with (
+            ModalFrame("Help", "↑↓ scroll · Esc close", id="help-frame"),
+            VerticalScroll(id="help-body"),
+        ):
             yield Label("Keys", classes="help-heading")
             yield Static(key_table(self._keys), id="help-keys")
             yield Label("Commands", classes="help-heading")

@@ -17,9 +17,9 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Input, OptionList, Static
+
+from ink_tui.ui.screens.modal_frame import CenteredModal, ModalFrame
 
 PickerRow = tuple[str, str, str]
 """(key, label, detail): the key is what the picker returns; the label is shown on the
@@ -60,21 +60,10 @@ class PickerRows(OptionList, can_focus=False):
     """
 
 
-class ListPicker(ModalScreen[str | None]):
+class ListPicker(CenteredModal[str | None]):
     DEFAULT_CSS = """
-    ListPicker {
-        align: center middle;
-    }
     ListPicker > #picker-frame {
-        width: 90%;
         max-width: 110;
-        height: auto;
-        max-height: 90%;
-        border: round $primary;
-        border-title-style: bold;
-        border-subtitle-color: $text-muted;
-        background: $surface;
-        padding: 0 1;
     }
     ListPicker #picker-filter {
         margin-bottom: 1;
@@ -113,11 +102,8 @@ class ListPicker(ModalScreen[str | None]):
         self._visible: list[PickerRow] = []
 
     def compose(self) -> ComposeResult:
-        # Title and key hints sit in the frame's border: every row inside is for the list.
-        frame = Vertical(id="picker-frame")
-        frame.border_title = self._title
-        frame.border_subtitle = "↑↓ move · Enter pick · Esc cancel"
-        with frame:
+        # Every row inside the frame is for the list: title and hints are in its border.
+        with ModalFrame(self._title, "↑↓ move · Enter pick · Esc cancel", id="picker-frame"):
             yield Input(placeholder=self._placeholder, id="picker-filter")
             yield PickerRows(id="picker-rows", markup=False)
             yield Static("No matches.", id="picker-empty")
