@@ -225,13 +225,45 @@ async def test_input_history_persists_across_sessions_per_workspace(
         await app.controller.wait_idle()
     app2, _ = make_app(server, workspace, plan=SessionPlan("new"), session_root=root)
     async with app2.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.1)
+        # The history is read on a thread while the controller's modules are imported.
+        await wait_until(pilot, lambda: app2.controller is not None)
         await pilot.press("up")
         assert app2.prompt.text == "remember this line"
     other = tmp_path / "elsewhere"
     other.mkdir()
     app3, _ = make_app(server, other, plan=SessionPlan("new"), session_root=root)
     async with app3.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: app3.controller is not None)
         await pilot.press("up")
         assert app3.prompt.text == ""
+
+
+async def test_quick_inputs_reach_the_history_file_all_and_in_order(
+    workspace: Path, tmp_path: Path
+) -> None:
+    from ink_tui.control.bus import EventBus
+    from ink_tui.session.input_history_store import InputHistoryStore
+    from ink_tui.ui.session_binding import SessionBinding
+
+    root = tmp_path / "data"
+    binding = SessionBinding(EventBus(), workspace, root=root)
+    for n in range(40):
+        binding.remember_input(f"line {n}")
+    await binding.aclose()
+    assert InputHistoryStore(workspace, root=root).load() == [f"line {n}" for n in range(40)]
+
+
+async def test_a_damaged_input_history_is_a_notice_not_a_crash(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    from ink_tui.session.store_paths import input_history_path
+
+    root = tmp_path / "data"
+    path = input_history_path(workspace, root)
+    path.parent.mkdir(parents=True)
+    path.write_text("{not json")
+    app, _ = make_app(server, workspace, plan=SessionPlan("new"), session_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "Could not read the input history" in shown(app))
+        await type_text(pilot, "still works")
+        assert app.prompt.text == "still works"

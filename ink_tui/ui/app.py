@@ -128,12 +128,23 @@ class InkApp(App[int]):
         """On a thread: import what the controller needs, then build it on the loop."""
         from ink_tui.ui.preload import import_controller_modules
 
+        history: tuple[list[str], str | None] = ([], None)
         try:
             import_controller_modules()
+            history = self._read_input_history()
         finally:
             # Even if an import failed: building the controller reports it properly.
             with contextlib.suppress(RuntimeError):  # the app closed meanwhile
-                self.call_from_thread(self._start_controller)
+                self.call_from_thread(self._start_controller, *history)
+
+    def _read_input_history(self) -> tuple[list[str], str | None]:
+        """The saved input history, and why it could not be read (if so)."""
+        if self.plan.mode == "off":
+            return [], None
+        from ink_tui.session.input_history_store import InputHistoryStore
+
+        store = InputHistoryStore(self.workspace, root=self.session_root)
+        return store.load(), store.warning
 
     def _apply_preferences(self) -> None:
         """Theme and key bindings from the config; a bad value is a notice, not a crash."""
@@ -168,7 +179,10 @@ class InkApp(App[int]):
             text = "Ask anything · Enter to send"
         self.prompt.placeholder = text
 
-    def _start_controller(self) -> None:
+    def _start_controller(
+        self, input_history: Sequence[str] = (), history_warning: str | None = None
+    ) -> None:
+        """Build the controller and the session; the input history was read on a thread."""
         self.controller = self._make_controller(self.bus)
         self.controller.spawn = lambda coro: self.run_worker(coro, group="run", exit_on_error=False)
         transcript = self.query_one(Transcript)
@@ -176,12 +190,14 @@ class InkApp(App[int]):
             from ink_tui.ui.session_binding import SessionBinding
 
             self.binding = SessionBinding(self.bus, self.workspace, root=self.session_root)
-            for text in self.binding.load_input_history():
+            for text in input_history:
                 self.prompt.input_history.add(text)
         self.sessions = AppSessions(self.binding, self.controller, transcript, self.prompt)
         self.sessions.start(self.plan)
         for notice in self.config_notices:
             transcript.add_notice(notice, "warning")
+        if history_warning:
+            transcript.add_notice(history_warning[:1].upper() + history_warning[1:], "warning")
         if self.plan.mode == "pick":
             self.call_after_refresh(self.pick_session)
         for text, mode in self._early:

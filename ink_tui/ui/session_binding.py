@@ -47,6 +47,7 @@ class SessionBinding:
         self._dirty = asyncio.Event()
         self._saver: asyncio.Task[None] | None = None
         self._writes: set[asyncio.Future[None]] = set()
+        self._last_history_write: asyncio.Future[None] | None = None
 
     @property
     def path(self) -> Path | None:
@@ -103,11 +104,19 @@ class SessionBinding:
 
     # -- input history -----------------------------------------------------------------
 
-    def load_input_history(self) -> list[str]:
-        return self.history_store.load()
-
     def remember_input(self, text: str) -> None:
-        task = asyncio.ensure_future(asyncio.to_thread(self.history_store.append, text))
+        previous = self._last_history_write
+
+        async def append_after_previous() -> None:
+            # Each append on its own thread could overtake the one before: chain them,
+            # so the history file keeps the order things were sent in.
+            if previous is not None:
+                with contextlib.suppress(Exception):
+                    await previous
+            await asyncio.to_thread(self.history_store.append, text)
+
+        task = asyncio.ensure_future(append_after_previous())
+        self._last_history_write = task
         # Keep a reference until it is done: the loop holds tasks only weakly.
         self._writes.add(task)
         task.add_done_callback(self._writes.discard)
@@ -128,6 +137,8 @@ class SessionBinding:
     async def aclose(self) -> None:
         """Save what is pending, then stop (a clean exit)."""
         await self.flush_pending()
+        # The input history's last appends may still be on their way to disk.
+        await asyncio.gather(*self._writes, return_exceptions=True)
         if self._saver is not None:
             self._saver.cancel()
             with contextlib.suppress(asyncio.CancelledError):
