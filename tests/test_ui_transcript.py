@@ -586,3 +586,19 @@ async def test_a_fence_in_an_unknown_language_shows_as_plain_code_and_is_looked_
     info = code_lexer.cache_info()
     assert info.misses == 1 and info.hits >= 2
     assert isinstance(code_lexer("nosuchlang"), TextLexer)
+
+
+async def test_a_new_theme_redraws_every_block_in_its_colours() -> None:
+    async with running() as (pilot, transcript, bus):
+        bus.publish(UserMessageEvent(text="colour me", kind="prompt"))
+        publish_all(bus, *deltas("Some `code` here."))
+        await pilot.pause(0.05)
+        user = one(transcript, UserBlock)
+        before = styles_of(transcript, user, "colour me")[0].bgcolor
+        pilot.app.theme = "textual-light"
+        await pilot.pause(0.1)
+        transcript.flush_now()
+        after = styles_of(transcript, user, "colour me")[0].bgcolor
+        assert before != after
+        expected = transcript.get_component_rich_style("transcript--user").bgcolor
+        assert after == expected
