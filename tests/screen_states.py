@@ -143,9 +143,6 @@ class Scene:
     tools: Callable[[list[Any]], list[Any]] | None = None
     # Saved sessions to pick from (and a session store for this scene).
     sessions: bool = False
-    # The palette fills in its results on timers of its own, so its picture is for the
-    # docs only: as a snapshot test it would be flaky.
-    snapshot: bool = True
 
 
 # -- the scenes ------------------------------------------------------------------------
@@ -307,10 +304,21 @@ async def _commands(pilot: Pilot, _: list[Any]) -> None:
 
 
 async def _palette(pilot: Pilot, _: list[Any]) -> None:
+    from textual.command import CommandList, CommandPalette
+
     await pilot.press("ctrl+p")
-    await pilot.pause(0.2)
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
+    palette = pilot.app.screen
     await pilot.press("s", "e", "s")
-    await pilot.pause(0.4)
+
+    def settled() -> bool:
+        # The palette searches in workers and shows results in batches: wait for the
+        # search to end and the list to show what it found.
+        searching = any(w.node is palette and w.is_running for w in pilot.app.workers)
+        return not searching and palette.query_one(CommandList).option_count > 0
+
+    await wait_until(pilot, settled, what="the palette's results")
+    await pilot.pause(0.1)
 
 
 def _too_small_script(server: ScriptedServer) -> list[Any]:
@@ -345,7 +353,6 @@ SCENES = [
         (100, 32),
         _idle_script,
         _palette,
-        snapshot=False,
     ),
     Scene(
         "session-picker",

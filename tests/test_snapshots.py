@@ -33,10 +33,7 @@ def fixed_port_server() -> Iterator[ScriptedServer]:
         server.close()
 
 
-SNAPSHOT_SCENES = [s for s in SCENES if s.snapshot]
-
-
-@pytest.mark.parametrize("scene", SNAPSHOT_SCENES, ids=[s.name for s in SNAPSHOT_SCENES])
+@pytest.mark.parametrize("scene", SCENES, ids=[s.name for s in SCENES])
 def test_screen(
     scene: Scene, snap_compare, frozen_clock: None, fixed_port_server: ScriptedServer
 ) -> None:
