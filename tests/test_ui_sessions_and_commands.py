@@ -47,7 +47,8 @@ async def test_a_session_is_saved_and_resume_rebuilds_view_and_history(
         server, workspace, plan=SessionPlan("resume", summary.path), session_root=root
     )
     async with app2.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.2)
+        # The file is read on a thread while the controller's modules are imported.
+        await wait_until(pilot, lambda: f"Resumed session {summary.id}" in shown(app2))
         view = shown(app2)
         assert "what is this?" in view and "A tiny project." in view
         assert "read README.md" in view
@@ -267,3 +268,21 @@ async def test_a_damaged_input_history_is_a_notice_not_a_crash(
         await wait_until(pilot, lambda: "Could not read the input history" in shown(app))
         await type_text(pilot, "still works")
         assert app.prompt.text == "still works"
+
+
+async def test_resuming_a_file_that_is_not_a_session_says_so_and_starts_afresh(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    root = tmp_path / "data"
+    bogus = tmp_path / "not-a-session.jsonl"
+    bogus.write_text("this is not json\n")
+    server.push(text_reply("Fresh start."))
+    app, _ = make_app(server, workspace, plan=SessionPlan("resume", bogus), session_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: "Could not resume" in shown(app))
+        assert str(bogus) in shown(app)
+        await send(pilot, "hello")
+        await app.controller.wait_idle()
+        assert "Fresh start." in shown(app)
+    [summary] = list_sessions(workspace, root)
+    assert summary.first_prompt == "hello"

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     # first frame does not need (make_controller imports it after that frame).
     from ink_tui.control.controller import RunController
     from ink_tui.session.config import Config
+    from ink_tui.session.session_reader import LoadedSession
     from ink_tui.ui.session_binding import SessionBinding
 
 MakeController = Callable[[EventBus], "RunController"]
@@ -129,13 +130,26 @@ class InkApp(App[int]):
         from ink_tui.ui.preload import import_controller_modules
 
         history: tuple[list[str], str | None] = ([], None)
+        session: LoadedSession | Exception | None = None
         try:
             import_controller_modules()
             history = self._read_input_history()
+            session = self._read_planned_session()
         finally:
             # Even if an import failed: building the controller reports it properly.
             with contextlib.suppress(RuntimeError):  # the app closed meanwhile
-                self.call_from_thread(self._start_controller, *history)
+                self.call_from_thread(self._start_controller, *history, session)
+
+    def _read_planned_session(self) -> LoadedSession | Exception | None:
+        """The session `ink -c`/`-r` resumes (a big one takes a while to parse)."""
+        if self.plan.mode != "resume" or self.plan.path is None:
+            return None
+        from ink_tui.session.session_reader import SessionFileError, load_session
+
+        try:
+            return load_session(self.plan.path)
+        except (SessionFileError, OSError) as error:
+            return error  # reported by AppSessions.open, as any failure to resume
 
     def _read_input_history(self) -> tuple[list[str], str | None]:
         """The saved input history, and why it could not be read (if so)."""
@@ -180,9 +194,12 @@ class InkApp(App[int]):
         self.prompt.placeholder = text
 
     def _start_controller(
-        self, input_history: Sequence[str] = (), history_warning: str | None = None
+        self,
+        input_history: Sequence[str] = (),
+        history_warning: str | None = None,
+        session: LoadedSession | Exception | None = None,
     ) -> None:
-        """Build the controller and the session; the input history was read on a thread."""
+        """Build the controller and the session; the files were read on a thread."""
         self.controller = self._make_controller(self.bus)
         self.controller.spawn = lambda coro: self.run_worker(coro, group="run", exit_on_error=False)
         transcript = self.query_one(Transcript)
@@ -193,7 +210,7 @@ class InkApp(App[int]):
             for text in input_history:
                 self.prompt.input_history.add(text)
         self.sessions = AppSessions(self.binding, self.controller, transcript, self.prompt)
-        self.sessions.start(self.plan)
+        self.sessions.start(self.plan, session)
         for notice in self.config_notices:
             transcript.add_notice(notice, "warning")
         if history_warning:

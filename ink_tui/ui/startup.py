@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from ink_tui.control.controller import RunController
+    from ink_tui.session.session_reader import LoadedSession
     from ink_tui.ui.session_binding import SessionBinding
     from ink_tui.ui.widgets.prompt_input import PromptInput
     from ink_tui.ui.widgets.transcript import Transcript
@@ -74,11 +75,12 @@ class AppSessions:
     def path(self) -> Path | None:
         return self.binding.path if self.binding is not None else None
 
-    def start(self, plan: SessionPlan) -> None:
+    def start(self, plan: SessionPlan, read: LoadedSession | Exception | None = None) -> None:
+        """Carry the plan out; `read` is the planned session, already read on a thread."""
         if plan.note:
             self.transcript.add_notice(plan.note)
         if plan.mode == "resume" and plan.path is not None:
-            self.open(plan.path)
+            self.open(plan.path, read)
         elif self.binding is not None:
             self.binding.start_new(self.controller.provider.model)
 
@@ -94,8 +96,11 @@ class AppSessions:
                 self.transcript.add_notice(f"Session file: {error}", "error")
         self.transcript.add_notice("New session.")
 
-    def open(self, path: Path) -> bool:
-        """Resume the session in `path`; False (with a notice saying why) if it cannot."""
+    def open(self, path: Path, read: LoadedSession | Exception | None = None) -> bool:
+        """Resume the session in `path`; False (with a notice saying why) if it cannot.
+
+        `read` is `path` already read (or the error reading it gave), off the UI loop.
+        """
         from ink_tui.session.session_reader import SessionFileError, load_session
         from ink_tui.ui.session_replay import replay
 
@@ -105,7 +110,9 @@ class AppSessions:
                 # whose last entries may still wait on the writer's thread. Waiting
                 # costs nothing extra: resuming closes that writer, which waits too.
                 self.binding.writer.drain()
-            loaded = load_session(path)
+            if isinstance(read, Exception):
+                raise read
+            loaded = read if read is not None else load_session(path)
         except (SessionFileError, OSError) as error:
             self.transcript.add_notice(f"Could not resume {path}: {error}", "error")
             if self.binding is not None and self.binding.writer is None:
