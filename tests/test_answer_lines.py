@@ -77,3 +77,27 @@ def test_fence_languages_are_looked_up_without_scanning_plugins(monkeypatch) -> 
         assert code_lexer("pyth") is code_lexer("pyth")
     finally:
         code_lexer.cache_clear()
+
+
+def test_a_list_is_spaced_the_same_streamed_in_pieces_or_rendered_whole() -> None:
+    source = "## Try this\n\n- one\n- two\n\nAfter the list.\n\n```python\n\nx = 1\n```"
+    whole = AnswerBlock()
+    whole.append(source)
+    whole.close()
+    whole.flush()
+    streamed = AnswerBlock()
+    for piece in source.split("\n\n"):
+        streamed.append(piece + "\n\n")
+        streamed.flush()  # one group per flush: the heading and the list apart
+    streamed.close()
+    streamed.flush()
+    assert len(whole.groups) == 1 and len(streamed.groups) > 1
+
+    def texts(answer: AnswerBlock) -> list[str]:
+        return [line.text.rstrip() for line in answer.render_lines(WIDTH, LOOK)]
+
+    assert texts(streamed) == texts(whole)
+    # The code's own blank first line stays.
+    shown = texts(whole)
+    assert shown[shown.index("  After the list.") + 2].strip() == ""
+    assert "x = 1" in shown[shown.index("  After the list.") + 3]

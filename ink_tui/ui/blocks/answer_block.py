@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
+from rich.segment import Segment
 from textual.strip import Strip
 
 from ink_tui.ui.blocks.answer_markdown import answer_markdown
@@ -126,7 +127,20 @@ class AnswerLines(Sequence[Strip]):
 def _markdown_lines(source: str, width: int, look: Look) -> list[Strip]:
     inner = inner_width(width, left=PAD_LEFT, right=PAD_RIGHT)
     lines = render_segments(answer_markdown(source, look.dark), inner, look)
+    # Rich starts a document that opens with a list with an empty line. Rendered whole,
+    # an answer has one such start; streamed, each group is a document of its own, and
+    # a list would sit two lines below the text above it instead of one.
+    while lines and _is_empty(lines[0]):
+        del lines[0]
     return framed(lines, width, left=PAD_LEFT, right=PAD_RIGHT)
+
+
+def _is_empty(line: list[Segment]) -> bool:
+    # Blank code lines have the code's background: those are content, not spacing.
+    return all(
+        not segment.text.strip() and (segment.style is None or segment.style.bgcolor is None)
+        for segment in line
+    )
 
 
 def group_blocks(blocks: list[SplitBlock]) -> list[MarkdownGroup]:
