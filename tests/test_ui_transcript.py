@@ -36,7 +36,8 @@ from ink_tui.ui.blocks.notice_block import NoticeBlock
 from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.blocks.user_block import UserBlock
-from ink_tui.ui.widgets.transcript import MARKER_X, Transcript
+from ink_tui.ui.widgets.transcript import Transcript
+from ink_tui.ui.widgets.transcript_rows import MARKER_X
 
 BlockT = TypeVar("BlockT", bound=Block)
 

@@ -18,13 +18,13 @@ and Enter folds or unfolds the one under it; a click on a tool call does the sam
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import ClassVar, TypeVar
 
-from rich.segment import Segment
 from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.events import Click, Resize
-from textual.geometry import Offset, Region, Size
+from textual.geometry import Region, Size
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
@@ -32,21 +32,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from ink_tui.control.bus import EventBus
-from ink_tui.core.events import (
-    Event,
-    MessageEnd,
-    Notice,
-    NoticeLevel,
-    RunEnd,
-    RunStart,
-    TextDelta,
-    ThinkingDelta,
-    ToolEnd,
-    ToolRunning,
-    ToolSettled,
-    ToolStart,
-    UserMessageEvent,
-)
+from ink_tui.core.events import NoticeLevel
 from ink_tui.core.messages import ToolCall, UserKind
 from ink_tui.core.tool_api import ToolResult
 from ink_tui.ui.blocks.answer_block import AnswerBlock
@@ -55,12 +41,17 @@ from ink_tui.ui.blocks.notice_block import NoticeBlock
 from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.blocks.user_block import UserBlock
+from ink_tui.ui.widgets.transcript_events import show_event
 from ink_tui.ui.widgets.transcript_lines import BlockLines
+from ink_tui.ui.widgets.transcript_rows import (
+    on_marker,
+    selected_text,
+    with_marker,
+    with_selection,
+)
 
 FRAME_S = 1 / 60
 SPINNER_INTERVAL_S = 0.1
-MARKER_TEXT = " ↓ new output below "
-MARKER_X = 2
 
 BlockT = TypeVar("BlockT", bound=Block)
 StreamingBlock = AnswerBlock | ThinkingBlock
@@ -142,47 +133,12 @@ class Transcript(ScrollView, can_focus=True):
         self._base_style_cache: Style | None = None
 
     def on_mount(self) -> None:
-        self._unsubscribe = self._bus.subscribe(self._on_event)
+        self._unsubscribe = self._bus.subscribe(partial(show_event, self))
         self._spinner = self.set_interval(SPINNER_INTERVAL_S, self._tick_spinners, pause=True)
         self._schedule_frame()
 
     def on_unmount(self) -> None:
         self._unsubscribe()
-
-    # -- events -> blocks -----------------------------------------------------------
-
-    def _on_event(self, event: Event) -> None:
-        if isinstance(event, RunStart):
-            if event.kind == "shell":
-                self.add_shell(event.prompt)
-        elif isinstance(event, UserMessageEvent):
-            self.add_user(event.text, event.kind)
-        elif isinstance(event, ThinkingDelta):
-            self.append_thinking(event.text)
-        elif isinstance(event, TextDelta):
-            self.append_answer(event.text)
-        elif isinstance(event, MessageEnd):
-            self.end_answer()
-        elif isinstance(event, ToolStart):
-            self.add_tool(event.call, event.concurrent)
-        elif isinstance(event, ToolRunning):
-            self.tool_running(event.call_id)
-        elif isinstance(event, ToolSettled):
-            self.tool_finished(event.call_id, event.result, event.duration_s)
-        elif isinstance(event, ToolEnd):
-            if event.call.id not in self._tools:
-                self.add_tool(event.call, concurrent=False)
-            # A no-op when tool_settled already showed this result.
-            self.tool_finished(event.call.id, event.result, event.duration_s)
-        elif isinstance(event, Notice):
-            # "Interrupting…" is a passing state, not history; RunEnd records the outcome.
-            if event.kind != "interrupting":
-                self.add_notice(event.text, event.level)
-        elif isinstance(event, RunEnd):
-            # A failed run's error comes as its own error Notice: nothing to add here.
-            self.end_answer()
-            if event.stop_reason == "aborted":
-                self.add_notice("Interrupted.", "warning")
 
     # -- plain methods: the view, with or without events -------------------------------
 
@@ -245,6 +201,9 @@ class Transcript(ScrollView, can_focus=True):
         if block is not None and block.finish(result, duration_s):
             self._spinning.pop(block, None)
             self._changed(block, new_output=True)
+
+    def has_tool(self, call_id: str) -> bool:
+        return call_id in self._tools
 
     def add_notice(self, text: str, level: NoticeLevel = "info") -> NoticeBlock:
         return self._add(NoticeBlock(text, level))
@@ -394,7 +353,7 @@ class Transcript(ScrollView, can_focus=True):
 
     def _on_marker(self, x: int, y: int) -> bool:
         last_row = self.scrollable_content_region.height - 1
-        return self._marker and y == last_row and MARKER_X <= x < MARKER_X + len(MARKER_TEXT)
+        return self._marker and y == last_row and on_marker(x)
 
     # -- following the output ----------------------------------------------------------
 
@@ -439,21 +398,11 @@ class Transcript(ScrollView, can_focus=True):
             strip = line.apply_offsets(0, line_no)
             selection = self.text_selection
             if selection is not None:
-                strip = self._with_selection(strip, selection, line_no)
+                style = self.screen.get_component_rich_style("screen--selection")
+                strip = with_selection(strip, selection, line_no, style)
         if self._marker and y == content.height - 1:
-            strip = self._with_marker(strip, content.width)
+            strip = with_marker(strip, content.width, self._style("marker"))
         return strip.apply_style(self._base_style)
-
-    def _with_selection(self, strip: Strip, selection: Selection, line_no: int) -> Strip:
-        span = selection.get_span(line_no)
-        if span is None:
-            return strip
-        start, end = span
-        end = strip.cell_length if end == -1 else end
-        style = self.screen.get_component_rich_style("screen--selection")
-        middle = strip.crop(start, end)
-        marked = Strip(Segment.apply_style(iter(middle), post_style=style), middle.cell_length)
-        return Strip.join([strip.crop(0, start), marked, strip.crop(end, strip.cell_length)])
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text: only the lines it spans are drawn, however long the session."""
@@ -461,27 +410,16 @@ class Transcript(ScrollView, can_focus=True):
         last = self._lines.height - 1
         if last < 0:
             return None
-        first_y = selection.start.y if selection.start is not None else 0
-        last_y = min(selection.end.y if selection.end is not None else last, last)
         look = self._look()
-        texts = []
-        for y in range(first_y, last_y + 1):
+
+        def line_text(y: int) -> str:
             line = self._lines.line(y, look)
-            texts.append(line.text.rstrip() if line is not None else "")
-        # The same selection, counted from the first line taken.
-        shifted = Selection(
-            selection.start and Offset(selection.start.x, 0),
-            selection.end and Offset(selection.end.x, selection.end.y - first_y),
-        )
-        return shifted.extract("\n".join(texts)), "\n"
+            return line.text if line is not None else ""
+
+        return selected_text(selection, line_text, last), "\n"
 
     def selection_updated(self, selection: Selection | None) -> None:
         self.refresh()
-
-    def _with_marker(self, strip: Strip, width: int) -> Strip:
-        end = min(width, MARKER_X + len(MARKER_TEXT))
-        marker = Strip([Segment(MARKER_TEXT[: end - MARKER_X], self._style("marker"))])
-        return Strip.join([strip.crop(0, MARKER_X), marker, strip.crop(end, width)])
 
     def on_resize(self, event: Resize) -> None:
         self._schedule_frame(force=True)
