@@ -286,3 +286,25 @@ async def test_resuming_a_file_that_is_not_a_session_says_so_and_starts_afresh(
         assert "Fresh start." in shown(app)
     [summary] = list_sessions(workspace, root)
     assert summary.first_prompt == "hello"
+
+
+async def test_resume_from_the_picker_brings_the_chosen_session_back(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    from ink_tui.ui.screens.session_picker import SessionPicker
+
+    root = tmp_path / "data"
+    server.push(text_reply("the older answer"), text_reply("the newer answer"))
+    app, _ = make_app(server, workspace, plan=SessionPlan("new"), session_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "older prompt")
+        await app.controller.wait_idle()
+        await send(pilot, "/new")
+        await send(pilot, "newer prompt")
+        await app.controller.wait_idle()
+        await send(pilot, "/resume")
+        await wait_until(pilot, lambda: isinstance(app.screen, SessionPicker))
+        await pilot.press("enter")  # the only other session: the older one
+        await wait_until(pilot, lambda: "the older answer" in shown(app), what="the resume")
+        assert "the newer answer" not in shown(app)
+        assert [m.content for m in app.controller.history if m.role == "user"] == ["older prompt"]

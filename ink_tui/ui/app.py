@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -285,6 +286,33 @@ class InkApp(App[int]):
     def _run_command(self, message: RunSlashCommand) -> None:
         self.commands.run(message.name, message.argument)
 
+    def resume_session(self, path: Path) -> None:
+        """Resume the session in `path` (/resume): read on a thread, then shown."""
+        if self.sessions is not None:
+            self.run_worker(
+                partial(self._read_then_open, path),
+                thread=True,
+                group="resume",
+                exclusive=True,
+                exit_on_error=False,
+            )
+
+    def _read_then_open(self, path: Path) -> None:
+        from ink_tui.session.session_reader import SessionFileError, load_session
+
+        read: LoadedSession | Exception
+        try:
+            if self.binding is not None and self.binding.writer is not None:
+                # `path` may be the session being written (`/resume` with its own id):
+                # its last entries must be in the file before it is read.
+                self.binding.writer.drain()
+            read = load_session(path)
+        except (SessionFileError, OSError) as error:
+            read = error  # reported by AppSessions.open, as any failure to resume
+        if self.sessions is not None:
+            with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                self.call_from_thread(self.sessions.open, path, read)
+
     def pick_session(self) -> None:
         from ink_tui.session.catalog import list_sessions
         from ink_tui.ui.screens.session_picker import SessionPicker
@@ -298,8 +326,8 @@ class InkApp(App[int]):
         by_id = {s.id: s for s in sessions}
 
         def chosen(session_id: str | None) -> None:
-            if session_id and self.sessions is not None:
-                self.sessions.open(by_id[session_id].path)
+            if session_id:
+                self.resume_session(by_id[session_id].path)
 
         self.push_screen(SessionPicker(sessions), chosen)
 

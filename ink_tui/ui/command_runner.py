@@ -81,7 +81,7 @@ class CommandRunner:
         except SessionLookupError as error:
             self.say(str(error), "error")
             return
-        self.app.sessions.open(summary.path)
+        self.app.resume_session(summary.path)
 
     def do_sessions(self, _: str) -> None:
         from ink_tui.session.catalog import list_sessions
