@@ -84,7 +84,7 @@ def add_units(transcript: Any, start: int, count: int) -> None:
 
 
 async def _settle(app: Any) -> None:
-    """Until everything is drawn: the text has stopped changing and a frame is quick.
+    """Until everything is drawn: every block measured, the text steady, a frame quick.
 
     Each round asks for a repaint and waits for the frame, so the layout of everything
     mounted so far (which Textual defers to the next frame) is part of the build.
@@ -101,7 +101,7 @@ async def _settle(app: Any) -> None:
         await asyncio.wait_for(frame, SETTLE_TIMEOUT_S)
         quick = time.monotonic() - started < QUICK_FRAME_S
         size = len(transcript.plain_text())
-        if size == last and quick:
+        if size == last and quick and not transcript.reflowing:
             return
         last = size
         await asyncio.sleep(0.05)

@@ -362,6 +362,11 @@ class Transcript(ScrollView, can_focus=True):
         return self._following
 
     @property
+    def reflowing(self) -> bool:
+        """Some blocks off screen are still being measured (after a resize or a resume)."""
+        return self._lines.reflowing
+
+    @property
     def marker_visible(self) -> bool:
         return self._marker
 
