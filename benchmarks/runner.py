@@ -36,7 +36,7 @@ MODULES: dict[str, tuple[str, int]] = {
     "first_screen": ("benchmarks.fig1_first_screen", 5),
     "ingest": ("benchmarks.fig2_ingest", 3),
     "key_latency": ("benchmarks.fig3_key_latency", 3),
-    "long_session": ("benchmarks.fig4_long_session", 3),
+    "long_session": ("benchmarks.fig4_long_session", 5),
     "interrupt": ("benchmarks.fig5_interrupt", 3),
 }
 

@@ -25,7 +25,8 @@ from textual.strip import Strip
 from ink_tui.ui.blocks.block import Block, Look
 
 # About ten screens of a tall terminal; the rest is drawn again when scrolled back to.
-MAX_CACHED_LINES = 2000
+# Every drawn line is some forty objects the garbage collector walks on each pass.
+MAX_CACHED_LINES = 600
 # Time per frame spent measuring blocks off screen after a resize.
 REFLOW_BUDGET_S = 0.008
 UNMEASURED = -1
