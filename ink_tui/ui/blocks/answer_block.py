@@ -164,7 +164,8 @@ class AnswerBlock(Block):
 
     def __init__(self) -> None:
         super().__init__()
-        self._splitter = MarkdownSplitter()
+        # None once the answer is complete and taken in: a long session holds thousands.
+        self._splitter: MarkdownSplitter | None = MarkdownSplitter()
         self._unflushed: list[str] = []
         self._parts: list[str] = []
         self._ended = False
@@ -202,16 +203,22 @@ class AnswerBlock(Block):
 
     def flush(self) -> bool:
         """Take in the buffered text; True if what is shown changed."""
+        splitter = self._splitter
+        if splitter is None:
+            return False
         text = "".join(self._unflushed)
         self._unflushed.clear()
-        finished = self._splitter.feed(text) if text else []
+        finished = splitter.feed(text) if text else []
         if self._ended:
-            rest = self._splitter.finish()
+            rest = splitter.finish()
             if rest:
                 finished.append(SplitBlock(rest))
+            # Complete: nothing more comes in, so the parsing state and pieces can go.
+            self._splitter = None
+            self._parts = [self.text]
         if finished:
             self.groups.extend(group_blocks(finished))
-        tail = self._splitter.tail
+        tail = splitter.tail
         if tail == self.tail_source and not finished:
             return False
         if tail != self.tail_source:
