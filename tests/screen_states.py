@@ -293,7 +293,11 @@ def make_past_sessions() -> None:
 
 
 async def _session_picker(pilot: Pilot, _: list[Any]) -> None:
+    from ink_tui.ui.screens.session_picker import SessionPicker
+
     await submit(pilot, "/resume")
+    # The sessions are listed on a thread, then the picker opens.
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, SessionPicker))
     await pilot.pause(0.2)
 
 

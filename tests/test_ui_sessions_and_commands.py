@@ -117,7 +117,7 @@ async def test_new_and_sessions_and_resume_by_id(
         await send(pilot, "second session prompt")
         await app.controller.wait_idle()
         await send(pilot, "/sessions")
-        assert first_id in shown(app)
+        await wait_until(pilot, lambda: first_id in shown(app), what="the session list")
         await send(pilot, f"/resume {first_id[:6]}")
         await wait_until(pilot, lambda: "first answer" in shown(app))
         assert [m.role for m in app.controller.history] == ["user", "assistant"]

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from ink_tui.control.controller import RunController
     from ink_tui.session.config import Config
     from ink_tui.session.session_reader import LoadedSession
+    from ink_tui.session.summary import SessionSummary
     from ink_tui.ui.session_binding import SessionBinding
 
 MakeController = Callable[[EventBus], "RunController"]
@@ -313,11 +314,33 @@ class InkApp(App[int]):
             with contextlib.suppress(RuntimeError):  # the app closed meanwhile
                 self.call_from_thread(self.sessions.open, path, read)
 
+    def with_sessions(self, then: Callable[[list[SessionSummary]], None]) -> None:
+        """Call `then` with this workspace's saved sessions, listed on a thread.
+
+        Listing reads every session file of the workspace (for its message count):
+        many long sessions are far too much to read on the UI's event loop.
+        """
+
+        def listing() -> None:
+            from ink_tui.session.catalog import list_sessions
+
+            binding = self.binding
+            if binding is not None and binding.writer is not None:
+                # The current session's last entries may still wait on its writer.
+                with contextlib.suppress(OSError):
+                    binding.writer.drain()
+            sessions = list_sessions(self.workspace, self.session_root)
+            with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+                self.call_from_thread(then, sessions)
+
+        self.run_worker(listing, thread=True, group="sessions", exit_on_error=False)
+
     def pick_session(self) -> None:
-        from ink_tui.session.catalog import list_sessions
+        self.with_sessions(self._show_session_picker)
+
+    def _show_session_picker(self, sessions: list[SessionSummary]) -> None:
         from ink_tui.ui.screens.session_picker import SessionPicker
 
-        sessions = list_sessions(self.workspace, self.session_root)
         current = self.binding.writer.id if self.binding and self.binding.writer else None
         sessions = [s for s in sessions if s.id != current]
         if not sessions:

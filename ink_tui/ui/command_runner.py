@@ -13,6 +13,7 @@ from ink_tui.ui.widgets.status_bar import StatusBar
 from ink_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from ink_tui.session.summary import SessionSummary
     from ink_tui.ui.app import InkApp
 
 MODE_ROWS = [
@@ -84,13 +85,9 @@ class CommandRunner:
         self.app.resume_session(summary.path)
 
     def do_sessions(self, _: str) -> None:
-        from ink_tui.session.catalog import list_sessions
+        self.app.with_sessions(self._show_sessions)
 
-        binding = self.app.binding
-        if binding is not None and binding.writer is not None:
-            # The current session's last entries may still wait on its writer thread.
-            binding.writer.drain()
-        sessions = list_sessions(self.app.workspace, self.app.session_root)
+    def _show_sessions(self, sessions: list[SessionSummary]) -> None:
         if not sessions:
             self.say("No saved sessions in this workspace yet.")
             return
