@@ -603,3 +603,17 @@ async def test_a_new_theme_redraws_every_block_in_its_colours() -> None:
         assert before != after
         expected = transcript.get_component_rich_style("transcript--user").bgcolor
         assert after == expected
+
+
+async def test_clearing_the_view_leaves_nothing_to_scroll() -> None:
+    async with running() as (pilot, transcript, bus):
+        publish_all(bus, *(Notice(text=f"line {n}") for n in range(30)))
+        await pilot.pause(0.05)
+        assert transcript.max_scroll_y > 0
+        transcript.clear_view()
+        await pilot.pause(0.05)
+        assert transcript.virtual_size.height == 0 and transcript.max_scroll_y == 0
+        assert transcript.plain_text() == ""
+        bus.publish(Notice(text="after the clear"))
+        await pilot.pause(0.05)
+        assert "after the clear" in transcript.render_line(0).text

@@ -279,7 +279,10 @@ class Transcript(ScrollView, can_focus=True):
         self._lines.clear()
         self._following = True
         self._marker = False
-        self._schedule_frame(force=True)
+        # Nothing is left to measure, so no frame would shrink the scrollable area.
+        self.virtual_size = Size(0, 0)
+        self.scroll_to(y=0, animate=False, immediate=True, force=True)
+        self.refresh()
 
     # -- keyboard cursor over the tool calls ---------------------------------------------
 
