@@ -308,3 +308,25 @@ async def test_resume_from_the_picker_brings_the_chosen_session_back(
         await wait_until(pilot, lambda: "the older answer" in shown(app), what="the resume")
         assert "the newer answer" not in shown(app)
         assert [m.content for m in app.controller.history if m.role == "user"] == ["older prompt"]
+
+
+async def test_a_failed_session_write_found_while_listing_is_shown_with_its_cause(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    from ink_tui.session.session_writer import SessionWriteError
+
+    root = tmp_path / "data"
+    app, _ = make_app(server, workspace, plan=SessionPlan("new"), session_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.binding is not None and app.binding.writer)
+
+        writer = app.binding.writer
+
+        def failed_drain(*, sync: bool = False) -> None:
+            # As the writer reports a write its thread could not do (see SessionWriter).
+            raise SessionWriteError(writer.path, OSError(28, "No space left on device"))
+
+        writer.drain = failed_drain
+        await send(pilot, "/sessions")
+        await wait_until(pilot, lambda: "No space left on device" in shown(app))
+        assert "Session file:" in shown(app)

@@ -31,7 +31,7 @@ from ink_tui.ui.command_runner import CommandRunner, model_label
 from ink_tui.ui.file_completion import FileIndex
 from ink_tui.ui.keys import install_alt_enter
 from ink_tui.ui.slash_commands import RunSlashCommand, literal_text, parse_slash, unknown_message
-from ink_tui.ui.startup import AppSessions, SessionPlan
+from ink_tui.ui.startup import AppSessions, SessionPlan, read_session
 from ink_tui.ui.widgets.activity_panel import ActivityPanel
 from ink_tui.ui.widgets.completion_menu import CompletionMenu
 from ink_tui.ui.widgets.hint_row import HintRow
@@ -146,12 +146,7 @@ class InkApp(App[int]):
         """The session `ink -c`/`-r` resumes (a big one takes a while to parse)."""
         if self.plan.mode != "resume" or self.plan.path is None:
             return None
-        from ink_tui.session.session_reader import SessionFileError, load_session
-
-        try:
-            return load_session(self.plan.path)
-        except (SessionFileError, OSError) as error:
-            return error  # reported by AppSessions.open, as any failure to resume
+        return read_session(self.plan.path)
 
     def _read_input_history(self) -> tuple[list[str], str | None]:
         """The saved input history, and why it could not be read (if so)."""
@@ -299,17 +294,7 @@ class InkApp(App[int]):
             )
 
     def _read_then_open(self, path: Path) -> None:
-        from ink_tui.session.session_reader import SessionFileError, load_session
-
-        read: LoadedSession | Exception
-        try:
-            if self.binding is not None and self.binding.writer is not None:
-                # `path` may be the session being written (`/resume` with its own id):
-                # its last entries must be in the file before it is read.
-                self.binding.writer.drain()
-            read = load_session(path)
-        except (SessionFileError, OSError) as error:
-            read = error  # reported by AppSessions.open, as any failure to resume
+        read = read_session(path, self.binding.writer if self.binding is not None else None)
         if self.sessions is not None:
             with contextlib.suppress(RuntimeError):  # the app closed meanwhile
                 self.call_from_thread(self.sessions.open, path, read)
@@ -325,15 +310,22 @@ class InkApp(App[int]):
             from ink_tui.session.catalog import list_sessions
 
             binding = self.binding
-            if binding is not None and binding.writer is not None:
-                # The current session's last entries may still wait on its writer.
-                with contextlib.suppress(OSError):
+            try:
+                if binding is not None and binding.writer is not None:
+                    # The current session's last entries may still wait on its writer.
                     binding.writer.drain()
+            except OSError as error:
+                # A write that failed is reported once: here, so it must be shown.
+                with contextlib.suppress(RuntimeError):
+                    self.call_from_thread(self._session_file_failed, error)
             sessions = list_sessions(self.workspace, self.session_root)
             with contextlib.suppress(RuntimeError):  # the app closed meanwhile
                 self.call_from_thread(then, sessions)
 
         self.run_worker(listing, thread=True, group="sessions", exit_on_error=False)
+
+    def _session_file_failed(self, error: OSError) -> None:
+        self.query_one(Transcript).add_notice(f"Session file: {error}", "error")
 
     def pick_session(self) -> None:
         self.with_sessions(self._show_session_picker)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Literal
 if TYPE_CHECKING:
     from ink_tui.control.controller import RunController
     from ink_tui.session.session_reader import LoadedSession
+    from ink_tui.session.session_writer import SessionWriter
     from ink_tui.ui.session_binding import SessionBinding
     from ink_tui.ui.widgets.prompt_input import PromptInput
     from ink_tui.ui.widgets.transcript import Transcript
@@ -56,6 +57,22 @@ def plan_session(
     return SessionPlan("new")
 
 
+def read_session(path: Path, writing: SessionWriter | None = None) -> LoadedSession | Exception:
+    """`path` read (on a worker thread), or the error that kept it from being read.
+
+    `writing` is the session being written, which may be `path` itself (`/resume` with
+    its own id): its last entries may still wait on its thread, so it is drained first.
+    """
+    from ink_tui.session.session_reader import SessionFileError, load_session
+
+    try:
+        if writing is not None:
+            writing.drain()
+        return load_session(path)
+    except (SessionFileError, OSError) as error:
+        return error
+
+
 class AppSessions:
     """Opens and switches sessions for the app; the app only calls it."""
 
@@ -80,7 +97,7 @@ class AppSessions:
         if plan.note:
             self.transcript.add_notice(plan.note)
         if plan.mode == "resume" and plan.path is not None:
-            self.open(plan.path, read)
+            self.open(plan.path, read if read is not None else read_session(plan.path))
         elif self.binding is not None:
             self.binding.start_new(self.controller.provider.model)
 
@@ -96,28 +113,17 @@ class AppSessions:
                 self.transcript.add_notice(f"Session file: {error}", "error")
         self.transcript.add_notice("New session.")
 
-    def open(self, path: Path, read: LoadedSession | Exception | None = None) -> bool:
-        """Resume the session in `path`; False (with a notice saying why) if it cannot.
-
-        `read` is `path` already read (or the error reading it gave), off the UI loop.
-        """
-        from ink_tui.session.session_reader import SessionFileError, load_session
+    def open(self, path: Path, read: LoadedSession | Exception) -> bool:
+        """Show the session in `path`, read off the UI loop by `read_session`; False (with
+        a notice saying why) if it could not be read."""
         from ink_tui.ui.session_replay import replay
 
-        try:
-            if self.binding is not None and self.binding.writer is not None:
-                # `path` may be the session being written (`/resume` with its own id),
-                # whose last entries may still wait on the writer's thread. Waiting
-                # costs nothing extra: resuming closes that writer, which waits too.
-                self.binding.writer.drain()
-            if isinstance(read, Exception):
-                raise read
-            loaded = read if read is not None else load_session(path)
-        except (SessionFileError, OSError) as error:
-            self.transcript.add_notice(f"Could not resume {path}: {error}", "error")
+        if isinstance(read, Exception):
+            self.transcript.add_notice(f"Could not resume {path}: {read}", "error")
             if self.binding is not None and self.binding.writer is None:
                 self.binding.start_new(self.controller.provider.model)
             return False
+        loaded = read
         self.controller.history[:] = loaded.history
         self.transcript.clear_view()
         replay(self.transcript, loaded.entries)
