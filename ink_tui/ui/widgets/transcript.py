@@ -21,7 +21,6 @@ from collections.abc import Callable
 from functools import partial
 from typing import ClassVar, TypeVar
 
-from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.events import Click, Resize
 from textual.geometry import Region, Size
@@ -43,6 +42,7 @@ from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.blocks.user_block import UserBlock
 from ink_tui.ui.widgets.transcript_events import show_event
 from ink_tui.ui.widgets.transcript_lines import BlockLines
+from ink_tui.ui.widgets.transcript_look import COMPONENT_CLASSES, COMPONENT_CSS, TranscriptLook
 from ink_tui.ui.widgets.transcript_rows import (
     on_marker,
     selected_text,
@@ -56,48 +56,19 @@ SPINNER_INTERVAL_S = 0.1
 BlockT = TypeVar("BlockT", bound=Block)
 StreamingBlock = AnswerBlock | ThinkingBlock
 
-# Component classes, without the "transcript--" prefix; blocks ask `Look.style` for them.
-STYLE_NAMES = (
-    "user",
-    "user-border",
-    "user-injected-border",
-    "user-shell-border",
-    "thinking",
-    "tool-body",
-    "tool-failed",
-    "tool-cursor",
-    "notice-info",
-    "notice-warning",
-    "notice-error",
-    "notice-error-border",
-    "marker",
-)
-
 
 class Transcript(ScrollView, can_focus=True):
-    COMPONENT_CLASSES: ClassVar[set[str]] = {f"transcript--{name}" for name in STYLE_NAMES}
+    COMPONENT_CLASSES: ClassVar[set[str]] = COMPONENT_CLASSES
 
-    DEFAULT_CSS = """
-    Transcript {
+    DEFAULT_CSS = f"""
+    Transcript {{
         height: 1fr;
         width: 1fr;
         scrollbar-gutter: stable;
         overflow-x: hidden;
         padding: 0 0 0 1;
-        & > .transcript--user { background: $boost; text-style: bold; }
-        & > .transcript--user-border { color: $primary; }
-        & > .transcript--user-injected-border { color: $secondary; }
-        & > .transcript--user-shell-border { color: $accent; }
-        & > .transcript--thinking { color: $text-muted; text-style: italic; }
-        & > .transcript--tool-body { color: $text-muted; }
-        & > .transcript--tool-failed { color: $text-error; }
-        & > .transcript--tool-cursor { background: $boost; }
-        & > .transcript--notice-info { color: $text-muted; }
-        & > .transcript--notice-warning { color: $text-warning; }
-        & > .transcript--notice-error { color: $text-error; background: $error 10%; }
-        & > .transcript--notice-error-border { color: $error; }
-        & > .transcript--marker { background: $accent; color: $text; text-style: bold; }
-    }
+        {COMPONENT_CSS}
+    }}
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -127,10 +98,7 @@ class Transcript(ScrollView, can_focus=True):
         self._following = True
         self._marker = False
         self._cursor: ToolBlock | None = None
-        self._styles: dict[str, Style] = {}
-        self._check_styles = True
-        self._look_cache: Look | None = None
-        self._base_style_cache: Style | None = None
+        self._colours = TranscriptLook(self)
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(partial(show_event, self))
@@ -409,8 +377,8 @@ class Transcript(ScrollView, can_focus=True):
                 style = self.screen.get_component_rich_style("screen--selection")
                 strip = with_selection(strip, selection, line_no, style)
         if self._marker and y == content.height - 1:
-            strip = with_marker(strip, content.width, self._style("marker"))
-        return strip.apply_style(self._base_style)
+            strip = with_marker(strip, content.width, self._colours.style("marker"))
+        return strip.apply_style(self._colours.base)
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text: only the lines it spans are drawn, however long the session."""
@@ -434,48 +402,11 @@ class Transcript(ScrollView, can_focus=True):
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
-        # Component styles are not ready while the stylesheet is being applied: compare
-        # them at the next frame.
-        self._check_styles = True
-        self._base_style_cache = None
+        self._colours.invalidate()
         self._schedule_frame(force=True)
 
-    def _restyle(self) -> None:
-        """A new theme redraws every block in its colours; a mere focus change does not."""
-        self._check_styles = False
-        styles = {name: self._resolve_style(name) for name in STYLE_NAMES}
-        if styles != self._styles:
-            self._styles = styles
-            self._lines.touch_all()
-
-    def _style(self, name: str) -> Style:
-        style = self._styles.get(name)
-        if style is None:
-            style = self._styles[name] = self._resolve_style(name)
-        return style
-
-    def _resolve_style(self, name: str) -> Style:
-        # Borders take only their colour: they sit on the block's own background.
-        return self.get_component_rich_style(
-            f"transcript--{name}", partial=name.endswith("-border")
-        )
-
     def _look(self) -> Look:
-        # Asked for on every drawn row: built once, until the theme or an option changes.
-        look = self._look_cache
-        dark = self.app.current_theme.dark
-        if look is None or look.dark != dark or look.show_thinking != self.show_thinking:
-            look = self._look_cache = Look(
-                self.app.console, self._style, dark=dark, show_thinking=self.show_thinking
-            )
-        return look
-
-    @property
-    def _base_style(self) -> Style:
-        # `rich_style` walks the ancestors on each call; rows ask for it every frame.
-        if self._base_style_cache is None:
-            self._base_style_cache = self.rich_style
-        return self._base_style_cache
+        return self._colours.look(self.show_thinking)
 
     def _add(self, block: BlockT, before: Block | None = None) -> BlockT:
         index = self._lines.index(before) if before is not None else None
@@ -523,8 +454,9 @@ class Transcript(ScrollView, can_focus=True):
         content = self.scrollable_content_region
         if content.width <= 0 or not self.is_attached:
             return
-        if self._check_styles:
-            self._restyle()
+        if self._colours.restyle():
+            # A new theme: every block is drawn again in its colours.
+            self._lines.touch_all()
         top = None if self._following else round(self.scroll_y)
         changed, top = self._lines.measure(
             content.width, self._look(), top=top, rows=content.height
