@@ -213,3 +213,15 @@ def test_messages_never_repeat_a_key_typed_into_the_file(tmp_path: Path) -> None
         "digits and _), not hold the key; ignored",
     ]
     assert SECRET not in "\n".join(broken.problems + fixed.problems)
+
+
+def test_a_utf8_bom_at_the_start_is_accepted(tmp_path: Path) -> None:
+    # Windows editors (Notepad) save UTF-8 with a byte order mark.
+    user = tmp_path / "user" / "config.toml"
+    user.parent.mkdir(parents=True)
+    user.write_bytes(b'\xef\xbb\xbftheme = "nord"\nmax_iterations = 7\nbad_key = 1\n')
+    config = load(tmp_path)
+    assert config.theme == "nord"
+    assert config.value("max_iterations") == 7
+    # Line numbers still count from the first line.
+    assert config.problems == [f"{user} line 3: unknown key 'bad_key'"]

@@ -77,7 +77,9 @@ def read_config_file(path: Path, kind: FileKind) -> FileLayer:
         return layer
     layer.found = True
     try:
-        text = path.read_bytes().decode("utf-8")
+        # "utf-8-sig": Windows editors (Notepad) start UTF-8 files with a byte order mark,
+        # which TOML does not allow; it is not part of the text.
+        text = path.read_bytes().decode("utf-8-sig")
     except (OSError, UnicodeDecodeError) as error:
         reason = error.strerror if isinstance(error, OSError) else "not UTF-8 text"
         layer.problems.append(f"{display_path(path)}: cannot read ({reason}); file ignored")
