@@ -159,6 +159,20 @@ class RunController:
         """Move every queued entry back to the editor without stopping the run."""
         return self._restore_queue("Moved {n} queued {inputs} back to the editor.")
 
+    def abort(self) -> bool:
+        """A program's abort: the first interrupt's effect, never an exit however often it
+        is called. False when nothing is running."""
+        if self.state != "running":
+            return False
+        if self.interrupts == 0:
+            self.interrupt()
+        return True
+
+    def clear_queue(self) -> list[QueueEntry]:
+        """Take every queued entry out and hand them to the caller: nothing is restored,
+        so an abort right after has nothing to put back."""
+        return self.queue.drain()
+
     def edit_entry(self, entry_id: int, text: str, mode: QueueMode = "steer") -> None:
         """Save an edit. If the loop took the entry meanwhile, the edit is not lost: it is
         queued again as a new entry (or, with no run left to take it, goes to the editor)."""

@@ -1,0 +1,17 @@
+"""The public Python API: drive an ink session from a program.
+
+from ink_tui import AgentSession
+
+async with AgentSession.open("path/to/project") as session:
+    result = await session.prompt("add a test for total()")
+"""
+
+from ink_tui.api.session import (
+    AgentSession,
+    PromptResult,
+    QueuedInput,
+    QueueEntryGone,
+    SessionBusy,
+)
+
+__all__ = ["AgentSession", "PromptResult", "QueueEntryGone", "QueuedInput", "SessionBusy"]

@@ -1,0 +1,395 @@
+"""`AgentSession`: one conversation, driven by a program instead of a person.
+
+What it promises a caller (the run-control contract, seen from outside):
+
+- `await prompt(text)` while idle starts a run and returns once the session has
+  **settled**: retries done, queued follow-ups run, the queue flushed or handed back.
+  While busy, `prompt` without `deliver_as` raises `SessionBusy` (the rule RPC and HTTP
+  share); with `deliver_as="steer" | "follow_up"` the text is queued and `prompt`
+  returns at once, exactly as the TUI queues Enter and Alt+Enter.
+- `abort()` travels the same chain as Ctrl+C (HTTP stream closed, tool process groups
+  killed, grace, synthetic results) and returns once the run has settled. Calling it
+  again never exits the process.
+- A failed or aborted run never loses queued input: the settled result (and the
+  `input_restored` event) carries it back, the way the TUI puts it into the editor.
+  `clear_queue()` takes entries out first, and then there is nothing to restore.
+- Events: `subscribe(callback)` or `async for event in session.events()`, each a public
+  event (see `ink_tui.control.public_events` and docs/events.md); `agent_settled` is
+  the one "done", exactly once per prompt.
+
+The session is recorded like the TUI's (same JSONL store), so `ink -c` opens it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Literal
+
+from ink_tui.control.public_events import PublicEvent, PublicProjection
+
+log = logging.getLogger(__name__)
+
+if TYPE_CHECKING:
+    from ink_tui.control.controller import RunController
+    from ink_tui.session.session_writer import SessionWriter
+
+DeliverAs = Literal["steer", "follow_up"]
+Mode = Literal["steer", "follow_up"]
+
+
+class SessionBusy(RuntimeError):
+    """A prompt arrived while a run is in progress and did not say how to deliver it."""
+
+
+class QueueEntryGone(LookupError):
+    """No queued entry has that id (it was sent, removed, or never existed)."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedInput:
+    id: int
+    text: str
+    mode: Mode
+
+
+@dataclass(frozen=True, slots=True)
+class PromptResult:
+    """How a prompt settled."""
+
+    # completed | aborted | max_iterations | failed
+    stop_reason: str
+    error: str | None = None
+    # Queued input handed back by an abort or a failure (joined by blank lines).
+    restored_text: str | None = None
+    restored_count: int = 0
+
+
+class AgentSession:
+    """Build with `await AgentSession.open(...)` (or `async with AgentSession.open(...)`)."""
+
+    def __init__(
+        self,
+        controller: RunController,
+        *,
+        session_id: str,
+        writer: SessionWriter | None = None,
+        warnings: list[str] | None = None,
+    ) -> None:
+        self.controller = controller
+        self.session_id = session_id
+        self._writer = writer
+        self.warnings = list(warnings or [])
+        self._projection = PublicProjection(session_id)
+        self._subscribers: list[Callable[[PublicEvent], object]] = []
+        # Resolved by `agent_settled`; made when a run starts, however it was started.
+        self._settled: asyncio.Future[PromptResult] | None = None
+        self._closers: list[Callable[[], object]] = []
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._unsubscribe_bus = controller.bus.subscribe(self._on_event)
+        self._closed = False
+
+    # -- building ------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        workspace: str | Path | None = None,
+        *,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        resume: str | None = None,
+        continue_: bool = False,
+        record: bool = True,
+        **settings: Any,
+    ) -> _Opening:
+        """A session for `workspace` (default: the current folder), from the same config
+        the `ink` command reads; keyword settings are the command's flags
+        (`steering_mode`, `follow_up_mode`, `max_iterations`, ...). `resume` is a session
+        id prefix, `continue_` resumes the newest; `record=False` writes nothing."""
+        return _Opening(
+            cls._open(
+                workspace,
+                model=model,
+                base_url=base_url,
+                api_key=api_key,
+                resume=resume,
+                continue_=continue_,
+                record=record,
+                settings=settings,
+            )
+        )
+
+    @classmethod
+    async def _open(
+        cls,
+        workspace: str | Path | None,
+        *,
+        model: str | None,
+        base_url: str | None,
+        api_key: str | None,
+        resume: str | None,
+        continue_: bool,
+        record: bool,
+        settings: dict[str, Any],
+    ) -> AgentSession:
+        from ink_tui.api.session_open import open_parts
+
+        parts = await asyncio.to_thread(
+            open_parts,
+            Path(workspace) if workspace is not None else Path.cwd(),
+            flags={"model": model, "base_url": base_url, "api_key": api_key, **settings},
+            resume=resume,
+            continue_=continue_,
+            record=record,
+        )
+        return cls(
+            parts.controller,
+            session_id=parts.session_id,
+            writer=parts.writer,
+            warnings=parts.warnings,
+        )
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def is_busy(self) -> bool:
+        return self.controller.state == "running"
+
+    @property
+    def session_file(self) -> Path | None:
+        return self._writer.path if self._writer is not None else None
+
+    @property
+    def model(self) -> str:
+        return self.controller.provider.model
+
+    @property
+    def messages(self) -> list[Any]:
+        """The conversation as the model has it (a copy)."""
+        return list(self.controller.history)
+
+    # -- prompting -----------------------------------------------------------------------
+
+    async def prompt(
+        self, text: str, deliver_as: DeliverAs | None = None
+    ) -> PromptResult | QueuedInput:
+        """Idle: run `text` and return how it settled. Busy: queue it (`deliver_as`) and
+        return the queued entry at once, or raise `SessionBusy`."""
+        self._check_open()
+        if self.is_busy:
+            if deliver_as is None:
+                raise SessionBusy(
+                    "a run is in progress: pass deliver_as='steer' or 'follow_up' to queue, "
+                    "or wait for it to settle"
+                )
+            return self._queue(text, deliver_as)
+        settled = self.start(text)
+        return await settled
+
+    def start(self, text: str) -> asyncio.Future[PromptResult]:
+        """Start a run without waiting for it; the future resolves when it settles."""
+        self._check_open()
+        if self.is_busy:
+            raise SessionBusy("a run is in progress")
+        if not text.strip():
+            raise ValueError("the prompt is empty")
+        self.controller.submit(text)
+        if self._settled is None:
+            # Nothing started (the session has exited).
+            future: asyncio.Future[PromptResult] = asyncio.get_running_loop().create_future()
+            future.set_result(PromptResult("failed", error="the session has exited"))
+            return future
+        return self._settled
+
+    def steer(self, text: str) -> QueuedInput | None:
+        """Queue a correction for the very next model call; idle, it starts a run instead
+        (returns None then)."""
+        return self._deliver(text, "steer")
+
+    def follow_up(self, text: str) -> QueuedInput | None:
+        """Queue a task for when the model would stop; idle, it starts a run instead."""
+        return self._deliver(text, "follow_up")
+
+    def _deliver(self, text: str, mode: DeliverAs) -> QueuedInput | None:
+        self._check_open()
+        if self.is_busy:
+            return self._queue(text, mode)
+        self.start(text)
+        return None
+
+    def _queue(self, text: str, mode: DeliverAs) -> QueuedInput:
+        if not text.strip():
+            raise ValueError("the message is empty")
+        entry = self.controller.queue.add(text, mode)
+        return QueuedInput(entry.id, entry.text, entry.mode)
+
+    async def abort(self) -> PromptResult | None:
+        """Abort the run and wait until it has settled; None when nothing was running."""
+        settled = self._settled
+        if not self.controller.abort():
+            return None
+        await self.controller.wait_idle()
+        return await settled if settled is not None else None
+
+    async def wait_settled(self) -> PromptResult | None:
+        """Wait for the current prompt to settle; None when nothing is running."""
+        settled = self._settled
+        return await asyncio.shield(settled) if settled is not None else None
+
+    # -- the queue -----------------------------------------------------------------------
+
+    @property
+    def queue(self) -> list[QueuedInput]:
+        return [QueuedInput(e.id, e.text, e.mode) for e in self.controller.queue.entries]
+
+    def clear_queue(self) -> list[QueuedInput]:
+        """Remove every queued entry; returns them (nothing goes back to an editor)."""
+        return [QueuedInput(e.id, e.text, e.mode) for e in self.controller.clear_queue()]
+
+    def edit(self, entry_id: int, text: str) -> None:
+        self._entry(entry_id)
+        if not text.strip():
+            raise ValueError("the text is empty; remove the entry instead")
+        self.controller.queue.edit(entry_id, text)
+
+    def set_mode(self, entry_id: int, mode: Mode) -> None:
+        self._entry(entry_id)
+        self.controller.set_entry_mode(entry_id, mode)
+
+    def move(self, entry_id: int, to: int) -> None:
+        """Move an entry to position `to` (0 is first; clamped to the ends)."""
+        self._entry(entry_id)
+        self.controller.move_entry_to(entry_id, to)
+
+    def remove(self, entry_id: int) -> QueuedInput:
+        entry = self._entry(entry_id)
+        self.controller.remove_entry(entry_id)
+        return entry
+
+    def _entry(self, entry_id: int) -> QueuedInput:
+        entry = self.controller.queue.get(entry_id)
+        if entry is None:
+            raise QueueEntryGone(f"no queued entry has id {entry_id} (sent or removed?)")
+        return QueuedInput(entry.id, entry.text, entry.mode)
+
+    # -- events --------------------------------------------------------------------------
+
+    def subscribe(self, callback: Callable[[PublicEvent], object]) -> Callable[[], None]:
+        """Call `callback` with every later public event; returns an unsubscribe."""
+        self._subscribers.append(callback)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._subscribers.remove(callback)
+
+        return unsubscribe
+
+    async def events(self) -> AsyncIterator[PublicEvent]:
+        """Every later public event, in order, until the session is closed."""
+        queue: asyncio.Queue[PublicEvent | None] = asyncio.Queue()
+        unsubscribe = self.subscribe(queue.put_nowait)
+        close = lambda: queue.put_nowait(None)  # noqa: E731
+        self._closers.append(close)
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            unsubscribe()
+            with contextlib.suppress(ValueError):
+                self._closers.remove(close)
+
+    def _on_event(self, event: Any) -> None:
+        for public in self._projection.project(event):
+            kind = public["type"]
+            if kind == "state_change" and public["state"] == "running" and self._settled is None:
+                self._settled = asyncio.get_running_loop().create_future()
+            elif kind == "agent_settled":
+                self._resolve(public)
+            for callback in tuple(self._subscribers):
+                try:
+                    result = callback(public)
+                    if asyncio.iscoroutine(result):
+                        self._track(asyncio.ensure_future(result), kind)
+                except Exception:
+                    # A caller's bug must not break the run or other subscribers.
+                    log.exception("event subscriber failed on %s", kind)
+
+    def _track(self, task: asyncio.Future[Any], kind: str) -> None:
+        # The loop holds tasks weakly: keep each until it is done, and report its failure.
+        self._tasks.add(task)
+
+        def done(finished: asyncio.Future[Any]) -> None:
+            self._tasks.discard(finished)
+            if not finished.cancelled() and finished.exception() is not None:
+                log.error("event subscriber failed on %s", kind, exc_info=finished.exception())
+
+        task.add_done_callback(done)
+
+    def _resolve(self, settled: PublicEvent) -> None:
+        future, self._settled = self._settled, None
+        if future is not None and not future.done():
+            future.set_result(
+                PromptResult(
+                    stop_reason=settled["stop_reason"],
+                    error=settled["error"],
+                    restored_text=settled["restored_text"],
+                    restored_count=settled["restored_count"],
+                )
+            )
+
+    # -- closing -------------------------------------------------------------------------
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this session is closed")
+
+    async def aclose(self) -> None:
+        """Abort anything running, wait for it to settle, close the session file."""
+        if self._closed:
+            return
+        if self.is_busy:
+            await self.abort()
+        self._closed = True
+        await self.controller.aclose()
+        self._unsubscribe_bus()
+        for close in self._closers:
+            close()
+        if self._writer is not None:
+            await asyncio.to_thread(self._writer.close)
+
+    async def __aenter__(self) -> AgentSession:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class _Opening:
+    """`await AgentSession.open(...)` or `async with AgentSession.open(...) as session`."""
+
+    def __init__(self, coro: Any) -> None:
+        self._coro = coro
+        self._session: AgentSession | None = None
+
+    def __await__(self) -> Any:
+        return self._coro.__await__()
+
+    async def __aenter__(self) -> AgentSession:
+        self._session = await self._coro
+        return self._session
+
+    async def __aexit__(self, *exc: object) -> None:
+        if self._session is not None:
+            await self._session.aclose()

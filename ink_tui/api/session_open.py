@@ -1,0 +1,83 @@
+"""Building a session's parts from the config, as the `ink` command does.
+
+Runs on a worker thread (it reads config and session files), so nothing here touches
+an event loop.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ink_tui.control.controller import RunController
+    from ink_tui.session.session_writer import SessionWriter
+
+
+@dataclass(slots=True)
+class SessionParts:
+    controller: RunController
+    session_id: str
+    writer: SessionWriter | None
+    warnings: list[str] = field(default_factory=list)
+
+
+def open_parts(
+    workspace: Path,
+    *,
+    flags: dict[str, Any],
+    resume: str | None = None,
+    continue_: bool = False,
+    record: bool = True,
+) -> SessionParts:
+    """Raises `SessionLookupError` for an unknown id, `SessionFileError` for a file that
+    cannot be read, `OSError` when the session store cannot be written."""
+    from ink_tui.assemble import assemble_controller
+    from ink_tui.session.catalog import find_session, newest_session
+    from ink_tui.session.config import load_config
+    from ink_tui.session.session_reader import load_session
+    from ink_tui.session.session_recorder import SessionRecorder
+    from ink_tui.session.session_writer import SessionWriter
+
+    workspace = workspace.expanduser().resolve()
+    if not workspace.is_dir():
+        raise NotADirectoryError(f"workspace {workspace} is not a folder")
+    config = load_config(workspace, flags={k: v for k, v in flags.items() if v is not None})
+    warnings = list(config.problems)
+
+    path: Path | None = None
+    if resume:
+        path = find_session(workspace, resume).path
+    elif continue_:
+        newest = newest_session(workspace)
+        if newest is None:
+            warnings.append("no earlier session in this workspace; this is a new one")
+        else:
+            path = newest.path
+    loaded = load_session(path) if path is not None else None
+    if loaded is not None:
+        warnings.extend(loaded.warnings)
+
+    controller = assemble_controller(
+        config.model_config(),
+        workspace,
+        settings=config.run_settings(),
+        history=list(loaded.history) if loaded is not None else None,
+        user_config_dir=config.user_config_dir,
+    )
+    writer: SessionWriter | None = None
+    if record:
+        if loaded is not None:
+            writer = SessionWriter.open_existing(loaded.path)
+        else:
+            writer = SessionWriter.create(workspace, controller.provider.model)
+        controller.bus.subscribe(SessionRecorder(writer))
+    if writer is not None:
+        session_id = writer.id
+    elif loaded is not None:
+        session_id = loaded.id
+    else:
+        session_id = uuid.uuid4().hex[:12]
+    return SessionParts(controller, session_id, writer, warnings)
