@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from ink_tui import AgentSession, PromptResult, QueueEntryGone, QueuedInput, SessionBusy
+from ink_tui import AgentSession, PromptResult, QueuedInput, QueueEntryGone, SessionBusy
 from ink_tui.control.public_events import PUBLIC_EVENT_TYPES
 from tests.run_helpers import user_texts, wait_gate
 from tests.scripted_server import Gate, ScriptedServer, error_reply, text_reply, tool_reply
