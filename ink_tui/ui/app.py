@@ -17,9 +17,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.geometry import Size
 from textual.screen import ModalScreen
 
 from ink_tui.control.bus import EventBus
@@ -121,7 +122,7 @@ class InkApp(App[int]):
         self._apply_preferences()
         self._set_placeholder("idle")
         self.prompt.focus()
-        self._check_size()
+        self._check_size(self.size)
         self.call_after_refresh(self._preload_controller)
 
     def _preload_controller(self) -> None:
@@ -169,15 +170,20 @@ class InkApp(App[int]):
             known = ", ".join(sorted(self.available_themes))
             self.config_notices.append(f"Unknown theme {theme!r}; known themes: {known}.")
 
-    def on_resize(self) -> None:
-        self._check_size()
+    def on_resize(self, event: events.Resize) -> None:
+        # The event's size: this handler runs before App's own, which stores the new
+        # size, so `self.size` here is still the size before the resize.
+        self._check_size(event.size)
 
-    def _check_size(self) -> None:
-        width, height = self.size
+    def _check_size(self, size: Size) -> None:
+        width, height = size
         small = too_small(width, height)
-        self.screen.set_class(small, "-too-small")
+        # The main screen, even while a picker or help is open over it: the notice is
+        # there (`self.query_one` would search the open picker and not find it).
+        main = self.screen_stack[0]
+        main.set_class(small, "-too-small")
         if small:
-            self.query_one(TooSmall).show_size(width, height)
+            main.query_one(TooSmall).show_size(width, height)
 
     def _set_placeholder(self, state: str) -> None:
         if state == "running":

@@ -1,7 +1,8 @@
-"""Shown instead of everything else when the terminal is too small to be usable.
+"""Shown over everything else when the terminal is too small to be usable.
 
-The other widgets stay mounted, only hidden, so nothing typed or queued is lost while
-the user resizes.
+It covers the screen from a layer of its own (app.tcss); the other widgets stay mounted
+and displayed behind it, so the input keeps its focus: what the user types while
+resizing goes into the input, and nothing typed or queued is lost.
 """
 
 from __future__ import annotations
@@ -20,8 +21,10 @@ class TooSmall(Static):
     DEFAULT_CSS = """
     TooSmall {
         display: none;
+        layer: notice;
         width: 1fr;
         height: 1fr;
+        background: $background;
         content-align: center middle;
         text-align: center;
         color: $warning;
