@@ -73,6 +73,7 @@ def test_list_is_newest_first_with_summaries_and_skips_what_it_cannot_use(
             (T0 + dt.timedelta(hours=3), "dddddddddddd"),
             (T0 + dt.timedelta(hours=4), "eeeeeeeeeeee"),
             (T0 + dt.timedelta(hours=5), "ffffffffffff"),
+            (T0 + dt.timedelta(hours=6), "999999999999"),
         ]
     )
     make(workspace, "second prompt\nwith two lines")
@@ -83,15 +84,27 @@ def test_list_is_newest_first_with_summaries_and_skips_what_it_cannot_use(
     make(workspace, None)  # nothing said: not offered
     damaged = make(workspace, "damaged")
     lines = damaged.read_text().splitlines()
-    lines[1] = "{oops"
+    lines[2] = "{oops"
     damaged.write_text("\n".join(lines) + "\n")
     other = tmp_path / "other-ws"
     other.mkdir()
     make(other, "elsewhere")
     (workspace_dir(workspace) / "notes.txt").write_text("not a session")
+    no_header = make(workspace, "header lost")
+    no_header.write_text("{oops\n" + no_header.read_text().split("\n", 1)[1])
 
     sessions = list_sessions(workspace)
-    assert [s.id for s in sessions] == ["cccccccccccc", "bbbbbbbbbbbb", "aaaaaaaaaaaa"]
+    # A damaged line in the middle does not hide a session; a lost header does.
+    assert [s.id for s in sessions] == [
+        "eeeeeeeeeeee",
+        "cccccccccccc",
+        "bbbbbbbbbbbb",
+        "aaaaaaaaaaaa",
+    ]
+    assert sessions[0].skipped_lines == (3,)
+    assert sessions[0].first_prompt == "damaged"
+    assert sessions[0].message_count == 2
+    sessions = sessions[1:]
     newest = sessions[0]
     assert newest.first_prompt == "third prompt"
     assert newest.message_count == 3
@@ -99,9 +112,9 @@ def test_list_is_newest_first_with_summaries_and_skips_what_it_cannot_use(
     assert newest.started == T0 + dt.timedelta(hours=2)
     assert newest.path == third
     assert sessions[1].first_prompt == "second prompt\nwith two lines"
-    assert newest_session(workspace) == newest
+    assert newest_session(workspace).id == "eeeeeeeeeeee"  # type: ignore[union-attr]
     all_of_them = list_sessions(workspace, include_empty=True)
-    assert all_of_them[0].id == "dddddddddddd"
+    assert [s.id for s in all_of_them[:2]] == ["eeeeeeeeeeee", "dddddddddddd"]
     assert [s.id for s in list_sessions(other)] == ["ffffffffffff"]
 
 

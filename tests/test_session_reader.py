@@ -63,26 +63,41 @@ def test_torn_last_line_is_skipped_with_a_warning(workspace: Path) -> None:
     ]
 
 
-def test_damaged_middle_line_names_the_file_and_line(workspace: Path) -> None:
+def texts(loaded_history: list) -> list[str]:
+    return [getattr(m, "content", getattr(m, "text", None)) for m in loaded_history]
+
+
+def test_damaged_middle_line_is_skipped_named_and_the_rest_is_read(workspace: Path) -> None:
     path = saved(workspace)
     replace_line(path, 3, '{"type":"assistant","text":"answer one"')
-    with pytest.raises(SessionFileError) as caught:
-        load_session(path)
-    message = str(caught.value)
-    assert str(path) in message
-    assert "line 3" in message
-    assert "not valid JSON" in message
-    assert caught.value.line == 3
+    loaded = load_session(path)
+    # Reading goes on past the damage: everything readable is kept.
+    assert texts(loaded.history) == ["first", "second", "answer two"]
+    assert loaded.skipped_lines == [3]
+    [warning] = loaded.warnings
+    assert warning.startswith(f"line 3 of {path} is damaged (not valid JSON")
+    assert "read the rest of the session" in warning
 
 
-def test_valid_json_with_a_wrong_field_names_the_field(workspace: Path) -> None:
+def test_valid_json_with_a_wrong_field_is_a_damaged_line(workspace: Path) -> None:
     path = saved(workspace)
     replace_line(path, 4, json.dumps({"type": "user", "kind": "prompt", "content": 42}))
-    with pytest.raises(SessionFileError, match=r"line 4: .*'content' of the wrong type"):
-        load_session(path)
+    loaded = load_session(path)
+    assert loaded.skipped_lines == [4]
+    assert "'content' of the wrong type" in loaded.warnings[0]
     replace_line(path, 4, json.dumps({"type": "user", "kind": "shout", "content": "x"}))
-    with pytest.raises(SessionFileError, match=r"line 4: .*kind='shout'"):
-        load_session(path)
+    assert "kind='shout'" in load_session(path).warnings[0]
+
+
+def test_several_damaged_lines_make_one_warning(workspace: Path) -> None:
+    path = saved(workspace)
+    replace_line(path, 2, "{oops")
+    replace_line(path, 4, "also not json")
+    loaded = load_session(path)
+    assert loaded.skipped_lines == [2, 4]
+    assert texts(loaded.history) == ["answer one", "answer two"]
+    [warning] = loaded.warnings
+    assert warning.startswith(f"2 damaged lines of {path} were skipped (lines 2, 4; line 2: ")
 
 
 def test_a_complete_last_line_without_newline_and_a_damaged_newline_ended_one(
@@ -95,8 +110,9 @@ def test_a_complete_last_line_without_newline_and_a_damaged_newline_ended_one(
     # With its newline, a broken last line was written completely: damage, not a tear.
     with open(path, "ab") as file:
         file.write(b'\n{"type":"interrupt"\n')
-    with pytest.raises(SessionFileError, match="line 7"):
-        load_session(path)
+    loaded = load_session(path)
+    assert loaded.skipped_lines == [7]
+    assert "line 7" in loaded.warnings[0] and "cut off" not in loaded.warnings[0]
 
 
 def test_invalid_utf8_is_a_damaged_line(workspace: Path) -> None:
@@ -104,8 +120,39 @@ def test_invalid_utf8_is_a_damaged_line(workspace: Path) -> None:
     data = path.read_bytes().split(b"\n")
     data[1] = data[1].replace(b"first", b"fi\xffrst")
     path.write_bytes(b"\n".join(data))
-    with pytest.raises(SessionFileError, match="line 2: not valid UTF-8"):
-        load_session(path)
+    loaded = load_session(path)
+    assert loaded.skipped_lines == [2]
+    assert "line 2 of" in loaded.warnings[0] and "not valid UTF-8" in loaded.warnings[0]
+
+
+def test_results_whose_call_was_on_a_damaged_line_leave_the_history(workspace: Path) -> None:
+    with SessionWriter.create(workspace, "m") as writer:
+        writer.record_user(UserMessage("go"))
+        writer.record_assistant(two_calls())
+        writer.record_tool_result(ToolResultMessage("a", "read", "x text"))
+        writer.record_tool_result(ToolResultMessage("b", "bash", "slept"))
+        writer.record_assistant(AssistantMessage(text="done"))
+    replace_line(writer.path, 3, "{damaged")
+    loaded = load_session(writer.path)
+    # A result without its call would make the provider refuse the whole request.
+    assert [m.role for m in loaded.history] == ["user", "assistant"]
+    assert loaded.history[-1].text == "done"  # type: ignore[union-attr]
+    assert any("2 tool results" in w and "lost their call" in w for w in loaded.warnings)
+
+
+def test_a_call_whose_result_was_on_a_damaged_line_gets_an_error_result(
+    workspace: Path,
+) -> None:
+    with SessionWriter.create(workspace, "m") as writer:
+        writer.record_user(UserMessage("go"))
+        writer.record_assistant(two_calls())
+        writer.record_tool_result(ToolResultMessage("a", "read", "x text"))
+        writer.record_tool_result(ToolResultMessage("b", "bash", "slept"))
+    replace_line(writer.path, 4, "{damaged")
+    loaded = load_session(writer.path)
+    assert [getattr(m, "call_id", None) for m in loaded.history[2:]] == ["b", "a"]
+    assert loaded.history[3].content == NO_RESULT  # type: ignore[union-attr]
+    assert any("lost to a damaged line" in w for w in loaded.warnings)
 
 
 def test_blank_lines_are_ignored(workspace: Path) -> None:

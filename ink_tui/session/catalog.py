@@ -1,8 +1,10 @@
 """The saved sessions of a workspace: listing them and finding one by id prefix.
 
 Each file is read in full (sessions are small next to what a model can take in) and
-summarised; a file that cannot be read is left out of the list rather than breaking the
-picker, so one damaged session never hides the others. Sessions in which nothing was
+summarised. A session with damaged lines is listed like any other (the reader skips the
+lines, `SessionSummary.skipped_lines` says which): it must stay findable by `-c`, `-r`
+and the lists. Only a file with no readable header is left out, rather than breaking
+the picker, so one such file never hides the others. Sessions in which nothing was
 said (the app opened and closed) are left out too: there is nothing to resume.
 """
 
@@ -56,6 +58,7 @@ def summarize(path: Path) -> SessionSummary | None:
         first_prompt=loaded.first_prompt,
         message_count=loaded.message_count,
         model=loaded.model,
+        skipped_lines=tuple(loaded.skipped_lines),
     )
 
 

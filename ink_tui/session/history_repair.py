@@ -3,6 +3,8 @@
 Every tool call must be answered by a tool result right after its assistant message, or
 providers reject the whole request. The loop guarantees that while it runs, but a
 session killed in the middle of a tool leaves calls without results; this fills them in.
+A damaged line skipped by the reader can leave the opposite: results whose call is gone;
+those are dropped.
 """
 
 from __future__ import annotations
@@ -47,3 +49,23 @@ def complete_tool_results(history: Sequence[Message]) -> tuple[list[Message], in
                 )
                 added += 1
     return out, added
+
+
+def drop_orphan_results(history: Sequence[Message]) -> tuple[list[Message], int]:
+    """A copy of `history` without tool results that answer no call of the assistant
+    message they follow (that message was lost); and how many were dropped."""
+    out: list[Message] = []
+    dropped = 0
+    open_calls: set[str] = set()
+    for message in history:
+        if isinstance(message, ToolResultMessage):
+            if message.call_id not in open_calls:
+                dropped += 1
+                continue
+            open_calls.discard(message.call_id)
+        elif isinstance(message, AssistantMessage):
+            open_calls = {call.id for call in message.tool_calls}
+        else:
+            open_calls = set()
+        out.append(message)
+    return out, dropped

@@ -4,9 +4,16 @@ What can go wrong, and what happens (the format is in `session_writer`):
 
 - The last line was cut off (no trailing newline and not valid JSON: the app was killed
   while writing it): skipped, with a warning. Nothing after it was lost.
-- A line in the middle is damaged, or the header is wrong or missing: `SessionFileError`
-  naming the file, the 1-based line and what is wrong. Guessing around damage could
-  hand the model a conversation that never happened, so the user decides.
+- A line after the header is damaged (not UTF-8, not JSON, or a known entry with wrong
+  fields): skipped, and reading goes on past it, with one warning naming the file and
+  the skipped line numbers (`LoadedSession.skipped_lines`). One bad line (a disk error,
+  a stray edit) must not cost the whole conversation, nor hide the session from `-c`,
+  `-r` and the lists; the warning tells the user what is missing and where the file is,
+  so they can look. Tool results whose call was on a skipped line are left out of the
+  history (a provider rejects a result without its call); calls whose result was on a
+  skipped line get an error result, as below.
+- The header (line 1) is wrong or missing: `SessionFileError` naming the file, the line
+  and what is wrong. Without it there is no id or start time to resume the session by.
 - An entry type this version does not know: skipped, with a warning.
 - Tool calls without results (killed mid-tool): error results are added to the history
   so it is valid for the next model call, with a warning.
@@ -33,7 +40,7 @@ from ink_tui.session.entries import (
     decode_entry,
     decode_header,
 )
-from ink_tui.session.history_repair import complete_tool_results
+from ink_tui.session.history_repair import complete_tool_results, drop_orphan_results
 
 T = TypeVar("T")
 
@@ -58,6 +65,8 @@ class LoadedSession:
     # The conversation as the model had it, ready for `RunController(history=...)`.
     history: list[Message]
     warnings: list[str] = field(default_factory=list)
+    # 1-based numbers of the damaged lines that were skipped (a torn last line is not one).
+    skipped_lines: list[int] = field(default_factory=list)
 
     @property
     def id(self) -> str:
@@ -108,6 +117,7 @@ def load_session(path: Path) -> LoadedSession:
 
     header = _decode_line(path, 1, lines[0], decode_header)
     entries: list[Entry] = []
+    damaged: list[SessionFileError] = []
     for number, raw in enumerate(lines[1:], start=2):
         if not raw.strip():
             continue
@@ -115,15 +125,53 @@ def load_session(path: Path) -> LoadedSession:
             entries.append(_decode_line(path, number, raw, decode_entry))
         except _UnknownType as unknown:
             warnings.append(f"{path}, line {number}: {unknown.reason}; skipped it")
+        except SessionFileError as error:
+            damaged.append(error)
+    if damaged:
+        warnings.insert(0, _damage_warning(path, damaged))
 
-    history, added = complete_tool_results(_history_of(entries))
+    history, dropped = drop_orphan_results(_history_of(entries))
+    if dropped:
+        results = "result" if dropped == 1 else "results"
+        warnings.append(
+            f"{dropped} tool {results} in {path} lost their call to a damaged line; "
+            "left them out of the conversation sent to the model"
+        )
+    history, added = complete_tool_results(history)
     if added:
         calls = "call has" if added == 1 else "calls have"
-        warnings.append(
-            f"{added} tool {calls} no result in {path} (the session ended before they "
-            "finished); added error results so the conversation can continue"
+        why = (
+            "lost to a damaged line, or the session ended before they finished"
+            if damaged
+            else "the session ended before they finished"
         )
-    return LoadedSession(path, header, entries, history, warnings)
+        warnings.append(
+            f"{added} tool {calls} no result in {path} ({why}); added error results so "
+            "the conversation can continue"
+        )
+    skipped = [error.line for error in damaged if error.line is not None]
+    return LoadedSession(path, header, entries, history, warnings, skipped)
+
+
+# How many skipped line numbers a warning lists before "…".
+_MAX_LINES_LISTED = 10
+
+
+def _damage_warning(path: Path, damaged: list[SessionFileError]) -> str:
+    """One warning for every damaged line: which, why (the first), and that reading went on."""
+    first = damaged[0]
+    if len(damaged) == 1:
+        return (
+            f"line {first.line} of {path} is damaged ({first.reason}); skipped it and read "
+            "the rest of the session"
+        )
+    numbers = ", ".join(str(error.line) for error in damaged[:_MAX_LINES_LISTED])
+    if len(damaged) > _MAX_LINES_LISTED:
+        numbers += ", …"
+    return (
+        f"{len(damaged)} damaged lines of {path} were skipped (lines {numbers}; line "
+        f"{first.line}: {first.reason}); the rest of the session was read"
+    )
 
 
 def read_header(path: Path) -> SessionHeader:

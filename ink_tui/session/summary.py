@@ -17,3 +17,5 @@ class SessionSummary:
     # User and assistant messages in the file (tool results not counted).
     message_count: int
     model: str
+    # Damaged lines the reader skipped (see `session_reader`); the session is still listed.
+    skipped_lines: tuple[int, ...] = ()
