@@ -1,15 +1,15 @@
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from ink_tui.core.tool_api import ToolError, ToolLimits, ToolResult
 from ink_tui.tools.grep import GrepTool
+from ink_tui.tools.grep_ripgrep import find_ripgrep
 from tests.tool_fixtures import make_ctx, write_tree
 
-HAVE_RG = shutil.which("rg") is not None
+HAVE_RG = find_ripgrep() is not None
 needs_rg = pytest.mark.skipif(not HAVE_RG, reason="ripgrep (rg) is not installed")
 
 BACKENDS = [

@@ -1,9 +1,13 @@
-"""The `grep` tool: regex search over files, by ripgrep when installed, else in Python."""
+"""The `grep` tool: regex search over files, by ripgrep when it can run, else in Python.
+
+ripgrep comes with the package (the `ripgrep` wheel); the Python fallback is for machines
+where that binary cannot run, and runs in a child process (see grep_worker.py) so that a
+pattern that backtracks for ever cannot freeze the app.
+"""
 
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -11,8 +15,8 @@ from ink_tui.core.tool_api import ToolContext, ToolError, ToolLimits, ToolResult
 from ink_tui.tools.binary import SNIFF_BYTES, binary_error, looks_binary
 from ink_tui.tools.globs import compile_glob
 from ink_tui.tools.grep_common import MAX_LINE_CHARS, GrepMatches, GrepQuery
-from ink_tui.tools.grep_python import compile_pattern, search_python
-from ink_tui.tools.grep_ripgrep import search_ripgrep
+from ink_tui.tools.grep_ripgrep import find_ripgrep, search_ripgrep
+from ink_tui.tools.grep_subprocess import PYTHON_BUDGET_S, search_python_process
 from ink_tui.tools.paths import display_path, not_found_error, resolve_path
 
 _DEFAULTS = ToolLimits()
@@ -32,9 +36,15 @@ class GrepTool:
     )
     concurrency_safe = True
 
-    def __init__(self, use_ripgrep: bool | None = None) -> None:
-        """`use_ripgrep`: None picks rg when it is on PATH; True insists on it; False never."""
+    def __init__(
+        self, use_ripgrep: bool | None = None, python_budget_s: float = PYTHON_BUDGET_S
+    ) -> None:
+        """`use_ripgrep`: None picks rg when it is found; True insists on it; False never.
+
+        `python_budget_s`: how long the Python fallback may search before giving up.
+        """
         self._use_ripgrep = use_ripgrep
+        self._python_budget_s = python_budget_s
         self.parameters: dict[str, Any] = {
             "type": "object",
             "properties": {
@@ -76,8 +86,7 @@ class GrepTool:
             if rg is not None:
                 await search_ripgrep(rg, query, matches)
             else:
-                compile_pattern(query)
-                await asyncio.to_thread(search_python, query, matches, lambda: ctx.signal.aborted)
+                await search_python_process(query, matches, self._python_budget_s)
         details: dict[str, Any] = {
             "matches": len(matches.lines),
             "truncated": matches.capped,
@@ -97,7 +106,7 @@ class GrepTool:
     def _ripgrep(self) -> str | None:
         if self._use_ripgrep is False:
             return None
-        rg = shutil.which("rg")
+        rg = find_ripgrep()
         if rg is None and self._use_ripgrep:
             raise ToolError("grep was set up to use ripgrep (rg), but rg is not installed")
         return rg

@@ -11,7 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import shutil
+import sys
+import sysconfig
 from collections.abc import Callable
+from pathlib import Path
 
 from ink_tui.core.tool_api import ToolError
 from ink_tui.tools.grep_common import GrepMatches, GrepQuery
@@ -20,6 +24,31 @@ from ink_tui.tools.paths import display_path, resolve_path, workspace_root
 # Output lines longer than this are cut while reading; only the start is ever shown.
 _MAX_RAW_LINE = 64 * 1024
 _STDERR_KEEP = 4096
+
+
+def find_ripgrep() -> str | None:
+    """The rg binary: on PATH, else where pip put it (the `ripgrep` package ships it).
+
+    A virtualenv's bin folder is often not on PATH (ink started by its full path, or from
+    a launcher), so the folder of the running interpreter and the install scheme's scripts
+    folders are tried too.
+    """
+    found = shutil.which("rg")
+    if found is not None:
+        return found
+    name = "rg.exe" if sys.platform == "win32" else "rg"
+    folders = [Path(sys.executable).parent]
+    for scheme in (None, f"{os.name}_user"):
+        with contextlib.suppress(KeyError):
+            scripts = (
+                sysconfig.get_path("scripts", scheme) if scheme else sysconfig.get_path("scripts")
+            )
+            folders.append(Path(scripts))
+    for folder in folders:
+        candidate = folder / name
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return str(candidate)
+    return None
 
 
 def ripgrep_command(rg: str, query: GrepQuery) -> list[str]:

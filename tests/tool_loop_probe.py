@@ -1,0 +1,82 @@
+"""Run one tool call in a process of its own and report how the event loop fared.
+
+`python -m tests.tool_loop_probe SPEC` (SPEC is JSON: tool, args, workspace, abort_after,
+use_ripgrep) prints one JSON line: the longest gap between heartbeats, how long the call
+took to end after the abort, and how it ended. A separate process because a tool that
+starves the loop would freeze the test run itself: the caller gives up after a timeout
+and reports that instead.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ink_tui.core.abort import AbortController, AbortError
+from ink_tui.core.tool_api import Tool, ToolContext, ToolError
+
+HEARTBEAT_S = 0.01
+
+
+def _tool(spec: dict[str, Any]) -> Tool:
+    if spec["tool"] == "grep":
+        from ink_tui.tools.grep import GrepTool
+
+        return GrepTool(use_ripgrep=spec.get("use_ripgrep"))
+    from ink_tui.tools import default_tools
+
+    return next(tool for tool in default_tools() if tool.name == spec["tool"])
+
+
+async def probe(spec: dict[str, Any]) -> dict[str, Any]:
+    loop = asyncio.get_running_loop()
+    abort = AbortController()
+    ctx = ToolContext(Path(spec["workspace"]), abort.signal)
+    gaps: list[float] = []
+
+    async def heartbeat() -> None:
+        last = loop.time()
+        while True:
+            await asyncio.sleep(HEARTBEAT_S)
+            now = loop.time()
+            gaps.append(now - last)
+            last = now
+
+    beating = asyncio.create_task(heartbeat())
+    call = asyncio.create_task(_tool(spec).execute(spec["args"], ctx))
+    await asyncio.sleep(spec["abort_after"])
+    aborted_at = loop.time()
+    abort.abort("probe abort")
+    try:
+        result = await call
+        outcome = "error" if result.is_error else "result"
+        text = result.content
+    except AbortError:
+        outcome, text = "aborted", ""
+    except ToolError as error:
+        outcome, text = "tool_error", str(error)
+    ended = loop.time()
+    beating.cancel()
+    return {
+        "max_gap": max(gaps, default=float("inf")),
+        "beats": len(gaps),
+        "abort_to_end": ended - aborted_at,
+        "outcome": outcome,
+        "text": text[:500],
+    }
+
+
+def main() -> None:
+    report = asyncio.run(probe(json.loads(sys.argv[1])))
+    sys.stdout.write(json.dumps(report) + "\n")
+    sys.stdout.flush()
+    # A thread left running by a tool must not keep this process alive.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()
