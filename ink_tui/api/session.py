@@ -26,12 +26,13 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
-from ink_tui.control.public_events import PublicEvent, PublicProjection
+from ink_tui.control.input_queue import TakeMode
+from ink_tui.control.public_events import PublicEvent, PublicProjection, history_dict
 
 log = logging.getLogger(__name__)
 
@@ -171,9 +172,34 @@ class AgentSession:
         return self.controller.provider.model
 
     @property
-    def messages(self) -> list[Any]:
-        """The conversation as the model has it (a copy)."""
-        return list(self.controller.history)
+    def messages(self) -> list[dict[str, Any]]:
+        """The conversation as the model has it, as JSON-ready dicts."""
+        return [history_dict(m) for m in self.controller.history]
+
+    def snapshot(self) -> dict[str, Any]:
+        """What RPC `get_state` and HTTP `GET /api/sessions/{id}` report."""
+        settings = self.controller.settings
+        return {
+            "session_id": self.session_id,
+            "session_file": str(self.session_file) if self.session_file else None,
+            "model": self.model,
+            "demo": self.controller.provider.is_demo,
+            "busy": self.is_busy,
+            "state": self._projection.state,
+            "steering_mode": settings.steering_mode,
+            "follow_up_mode": settings.follow_up_mode,
+            "message_count": len(self.controller.history),
+            "queue": [asdict(e) for e in self.queue],
+            "queue_paused": self.controller.queue_paused,
+        }
+
+    def set_steering_mode(self, mode: TakeMode) -> None:
+        """How many steers one model call takes: "all" or "one-at-a-time" (from the next
+        run on: a run reads its modes once, when it starts)."""
+        self.controller.settings.steering_mode = _take_mode(mode)
+
+    def set_follow_up_mode(self, mode: TakeMode) -> None:
+        self.controller.settings.follow_up_mode = _take_mode(mode)
 
     # -- prompting -----------------------------------------------------------------------
 
@@ -374,6 +400,12 @@ class AgentSession:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _take_mode(mode: str) -> TakeMode:
+    if mode not in ("all", "one-at-a-time"):
+        raise ValueError(f"mode must be 'all' or 'one-at-a-time', not {mode!r}")
+    return mode  # type: ignore[return-value]
 
 
 class _Opening:

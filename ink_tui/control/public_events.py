@@ -58,7 +58,14 @@ from ink_tui.core.events import (
     TurnStart,
     UserMessageEvent,
 )
-from ink_tui.core.messages import AssistantMessage, ToolCall, Usage
+from ink_tui.core.messages import (
+    AssistantMessage,
+    Message,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserMessage,
+)
 from ink_tui.core.tool_summary import summary_line
 
 PROTOCOL_VERSION = 1
@@ -113,6 +120,23 @@ def call_dict(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
+def history_dict(message: Message) -> dict[str, Any]:
+    """One message of the conversation as the model has it."""
+    match message:
+        case UserMessage():
+            return {"role": "user", "kind": message.kind, "content": message.content}
+        case AssistantMessage():
+            return message_dict(message)
+        case ToolResultMessage():
+            return {
+                "role": "tool",
+                "call_id": message.call_id,
+                "tool_name": message.tool_name,
+                "content": message.content,
+                "is_error": message.is_error,
+            }
+
+
 class PublicProjection:
     """Turns one session's internal events into public ones (stateful: retries, settle).
 
@@ -131,7 +155,7 @@ class PublicProjection:
         self.seq = 0
         self._redact_call = redact_call or (lambda call: call.arguments)
         self._redact_text = redact_text or (lambda text: text)
-        self._state = "idle"
+        self.state = "idle"
         self._retrying: dict[str, Any] | None = None
         self._last_end: dict[str, Any] | None = None
         self._restored: list[dict[str, Any]] = []
@@ -247,6 +271,8 @@ class PublicProjection:
                 )
             case Notice(kind="error"):
                 emit("error", message=text(event.text))
+            case Notice(kind="interrupting"):
+                pass  # a hint for people at a terminal; state_change says "interrupting"
             case Notice():
                 emit("notice", text=text(event.text), level=event.level, kind=event.kind)
         return out
@@ -255,9 +281,9 @@ class PublicProjection:
         state = event.state
         if state == "running" and event.interrupts > 0:
             state = "interrupting"
-        was_busy = self._state in ("running", "interrupting")
-        if state != self._state:
-            self._state = state
+        was_busy = self.state in ("running", "interrupting")
+        if state != self.state:
+            self.state = state
             emit("state_change", state=state, exit_code=event.exit_code)
         if was_busy and state in ("idle", "exited"):
             end = self._last_end or {"stop_reason": "aborted", "error": None}

@@ -1,0 +1,252 @@
+"""RPC commands: one handler per `type`, each checking its fields before acting.
+
+A handler returns the response's `data` (or None) or raises `CommandError`, whose text
+goes back as the response's `error`. Handlers never write to stdout themselves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any
+
+from ink_tui.api.session import QueueEntryGone, SessionBusy
+
+if TYPE_CHECKING:
+    from ink_tui.api.session import AgentSession
+
+
+class CommandError(Exception):
+    """A command that cannot be carried out; `str()` is the response's error."""
+
+
+class SessionHost:
+    """What commands act on: the current session, which `new_session` and
+    `switch_session` replace."""
+
+    session: AgentSession
+
+    async def replace(self, *, resume: str | None) -> AgentSession:
+        raise NotImplementedError
+
+
+Handler = Callable[["SessionHost", dict[str, Any]], Awaitable[Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    name: str
+    description: str
+    handler: Handler
+
+
+def _text(command: dict[str, Any], field: str) -> str:
+    value = command.get(field)
+    if not isinstance(value, str):
+        raise CommandError(
+            f"`{field}` must be a string" if field in command else f"`{field}` is missing"
+        )
+    if not value.strip():
+        raise CommandError(f"`{field}` is empty")
+    return value
+
+
+def _optional_text(command: dict[str, Any], field: str) -> str | None:
+    value = command.get(field)
+    if value is not None and not isinstance(value, str):
+        raise CommandError(f"`{field}` must be a string")
+    return value
+
+
+def _entry_id(command: dict[str, Any]) -> int:
+    value = command.get("entry_id")
+    if value is None:
+        raise CommandError("`entry_id` is missing")
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise CommandError("`entry_id` must be an integer")
+    return value
+
+
+def _mode(command: dict[str, Any], field: str, allowed: tuple[str, ...]) -> str:
+    value = command.get(field)
+    if value not in allowed:
+        choices = " or ".join(repr(a) for a in allowed)
+        raise CommandError(f"`{field}` must be {choices}")
+    return str(value)
+
+
+# -- prompting ---------------------------------------------------------------------------
+
+
+async def prompt(host: SessionHost, command: dict[str, Any]) -> Any:
+    text = _text(command, "message")
+    deliver_as = command.get("deliver_as")
+    if deliver_as is not None:
+        deliver_as = _mode(command, "deliver_as", ("steer", "follow_up"))
+    session = host.session
+    if session.is_busy:
+        if deliver_as is None:
+            raise CommandError(
+                "busy: a run is in progress; send deliver_as 'steer' or 'follow_up' to "
+                "queue the message, or wait for agent_settled"
+            )
+        entry = session.steer(text) if deliver_as == "steer" else session.follow_up(text)
+        return {"queued": asdict(entry) if entry is not None else None}
+    session.start(text)
+    return {"started": True}
+
+
+async def steer(host: SessionHost, command: dict[str, Any]) -> Any:
+    entry = host.session.steer(_text(command, "message"))
+    return {"queued": asdict(entry)} if entry is not None else {"started": True}
+
+
+async def follow_up(host: SessionHost, command: dict[str, Any]) -> Any:
+    entry = host.session.follow_up(_text(command, "message"))
+    return {"queued": asdict(entry)} if entry is not None else {"started": True}
+
+
+async def abort(host: SessionHost, command: dict[str, Any]) -> Any:
+    result = await host.session.abort()
+    return {"aborted": result is not None, **(asdict(result) if result is not None else {})}
+
+
+async def bash(host: SessionHost, command: dict[str, Any]) -> Any:
+    line = "!" + _text(command, "command")
+    session = host.session
+    if session.is_busy:
+        entry = session.steer(line)
+        return {"queued": asdict(entry) if entry is not None else None}
+    outputs: list[dict[str, Any]] = []
+    unsubscribe = session.subscribe(
+        lambda e: outputs.append(e) if e["type"] == "tool_execution_end" else None
+    )
+    try:
+        result = await session.start(line)
+    finally:
+        unsubscribe()
+    end = outputs[-1] if outputs else None
+    return {
+        "output": end["content"] if end else "",
+        "is_error": end["is_error"] if end else True,
+        "stop_reason": result.stop_reason,
+    }
+
+
+# -- state and queue ---------------------------------------------------------------------
+
+
+async def get_state(host: SessionHost, command: dict[str, Any]) -> Any:
+    return host.session.snapshot()
+
+
+async def get_queue(host: SessionHost, command: dict[str, Any]) -> Any:
+    return {"entries": [asdict(e) for e in host.session.queue]}
+
+
+async def clear_queue(host: SessionHost, command: dict[str, Any]) -> Any:
+    return {"removed": [asdict(e) for e in host.session.clear_queue()]}
+
+
+async def edit_queue_entry(host: SessionHost, command: dict[str, Any]) -> Any:
+    entry_id = _entry_id(command)
+    text = _optional_text(command, "text")
+    mode = None
+    if command.get("mode") is not None:
+        mode = _mode(command, "mode", ("steer", "follow_up"))
+    if text is None and mode is None:
+        raise CommandError("give `text`, `mode` or both")
+    session = host.session
+    if text is not None:
+        session.edit(entry_id, text)
+    if mode is not None:
+        session.set_mode(entry_id, mode)  # type: ignore[arg-type]
+    return {"entries": [asdict(e) for e in session.queue]}
+
+
+async def move_queue_entry(host: SessionHost, command: dict[str, Any]) -> Any:
+    entry_id = _entry_id(command)
+    to = command.get("to")
+    if not isinstance(to, int) or isinstance(to, bool):
+        raise CommandError("`to` must be an integer position (0 is first)")
+    host.session.move(entry_id, to)
+    return {"entries": [asdict(e) for e in host.session.queue]}
+
+
+async def remove_queue_entry(host: SessionHost, command: dict[str, Any]) -> Any:
+    return {"removed": asdict(host.session.remove(_entry_id(command)))}
+
+
+async def get_messages(host: SessionHost, command: dict[str, Any]) -> Any:
+    return {"messages": host.session.messages}
+
+
+async def set_steering_mode(host: SessionHost, command: dict[str, Any]) -> Any:
+    host.session.set_steering_mode(_mode(command, "mode", ("all", "one-at-a-time")))  # type: ignore[arg-type]
+    return None
+
+
+async def set_follow_up_mode(host: SessionHost, command: dict[str, Any]) -> Any:
+    host.session.set_follow_up_mode(_mode(command, "mode", ("all", "one-at-a-time")))  # type: ignore[arg-type]
+    return None
+
+
+# -- sessions ----------------------------------------------------------------------------
+
+
+async def new_session(host: SessionHost, command: dict[str, Any]) -> Any:
+    _idle(host)
+    session = await host.replace(resume=None)
+    return {"session_id": session.session_id}
+
+
+async def switch_session(host: SessionHost, command: dict[str, Any]) -> Any:
+    wanted = command.get("session_id")
+    if not isinstance(wanted, str) or not wanted.strip():
+        raise CommandError("`session_id` must be a session id (or the start of one)")
+    _idle(host)
+    session = await host.replace(resume=wanted)
+    return {"session_id": session.session_id, "message_count": len(session.messages)}
+
+
+def _idle(host: SessionHost) -> None:
+    if host.session.is_busy:
+        raise CommandError("busy: abort the run or wait for agent_settled first")
+
+
+async def get_commands(host: SessionHost, command: dict[str, Any]) -> Any:
+    return {"commands": [{"name": c.name, "description": c.description} for c in COMMANDS]}
+
+
+COMMANDS = (
+    Command("prompt", "start a run; busy: queue it with deliver_as, else an error", prompt),
+    Command("steer", "queue a correction for the next model call", steer),
+    Command("follow_up", "queue a task for when the model would stop", follow_up),
+    Command("abort", "abort the run; answers once it has settled", abort),
+    Command("bash", "run a shell line without the model (a `!` line)", bash),
+    Command("get_state", "model, busy, modes, session id and file, queue", get_state),
+    Command("get_queue", "the queued entries", get_queue),
+    Command("clear_queue", "remove every queued entry; returns them", clear_queue),
+    Command("edit_queue_entry", "change an entry's text and/or mode", edit_queue_entry),
+    Command("move_queue_entry", "move an entry to a position", move_queue_entry),
+    Command("remove_queue_entry", "remove one entry", remove_queue_entry),
+    Command("get_messages", "the conversation as the model has it", get_messages),
+    Command("set_steering_mode", "all | one-at-a-time", set_steering_mode),
+    Command("set_follow_up_mode", "all | one-at-a-time", set_follow_up_mode),
+    Command("new_session", "start a new session (idle only)", new_session),
+    Command("switch_session", "resume a saved session by id (idle only)", switch_session),
+    Command("get_commands", "this list", get_commands),
+)
+HANDLERS = {c.name: c.handler for c in COMMANDS}
+
+
+async def dispatch(host: SessionHost, command: dict[str, Any]) -> Any:
+    """Run one command; raises `CommandError` with the message for the response."""
+    handler = HANDLERS.get(str(command.get("type")))
+    if handler is None:
+        known = ", ".join(HANDLERS)
+        raise CommandError(f"unknown command {command.get('type')!r}; known: {known}")
+    try:
+        return await handler(host, command)
+    except (SessionBusy, QueueEntryGone, ValueError, LookupError) as error:
+        raise CommandError(str(error).strip("'\"")) from error
