@@ -15,6 +15,14 @@ from ink_tui.tools.process_group import group_alive
 from tests.tool_fixtures import group_exists, make_ctx, make_ctx_with_abort
 
 
+@pytest.fixture(autouse=True)
+def private_cache(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Cut outputs are kept under the user cache folder: never the real one in tests.
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+
+
 async def run(workspace: Path, command: str, limits: ToolLimits | None = None, **args: object):
     return await BashTool().execute({"command": command, **args}, make_ctx(workspace, limits))
 

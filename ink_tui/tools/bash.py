@@ -36,7 +36,7 @@ class BashTool:
         "stderr is merged into stdout. Returns the output and the exit code (a non-zero "
         f"code is an error). Only the last {_DEFAULTS.max_lines} lines or "
         f"{format_size(_DEFAULTS.max_bytes)} of output are returned; when output is cut, "
-        "the note names a temp file with all of it (read it with read, or grep it). "
+        "the note names a file with all of it (read it with read, or grep it). "
         "`timeout` (seconds) kills the command and everything it started; there is no "
         "timeout by default, so give one for anything that might hang or wait. Background "
         "jobs (`cmd &`) that keep running should redirect their output to a file."
@@ -78,7 +78,7 @@ class BashTool:
         finally:
             if not finished:
                 # Cancelled from outside (or a bug): nothing the command started may
-                # outlive the call, and there is no result to name the temp file.
+                # outlive the call, and there is no result to name the output file.
                 kill_group_now(group.pgid)
                 capture.discard()
             group.close_output()

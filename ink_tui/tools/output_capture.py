@@ -1,19 +1,15 @@
 """Capturing a command's output in bounded memory: the tail in memory, and the whole
-output in a temp file once it outgrows the caps (so a cut result can name where the rest
-is)."""
+output in a file once it outgrows the caps (so a cut result can name where the rest is;
+output_files.py says where those files live and when they go)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
-import tempfile
 from dataclasses import dataclass
 from typing import IO
 
 from ink_tui.core.tool_api import ToolLimits
+from ink_tui.tools.output_files import new_output_file, remove_output_file
 from ink_tui.tools.truncate import Cut, keep_tail, split_lines
-
-SPILL_PREFIX = "ink-bash-"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +49,7 @@ class TailCapture:
             # enough for the event loop, and it keeps the bytes in order.
             self._spill.write(chunk)
         elif self.total_bytes > self._max_bytes or self._newlines >= self._max_lines:
-            self._spill = tempfile.NamedTemporaryFile(  # noqa: SIM115 - lives across calls
-                prefix=SPILL_PREFIX, suffix=".log", delete=False
-            )
+            self._spill = new_output_file()
             self._spill.write(self._tail)
         if self._spill is not None and len(self._tail) > 2 * self._keep:
             del self._tail[: -self._keep]
@@ -82,7 +76,7 @@ class TailCapture:
             if cut.truncated:
                 path = self._spill.name
             else:
-                _remove(self._spill.name)
+                remove_output_file(self._spill.name)
             self._spill = None
         return CapturedOutput(cut, self.total_lines, self.total_bytes, path)
 
@@ -90,10 +84,5 @@ class TailCapture:
         """Drop the temp file (when the run failed before a result could name it)."""
         if self._spill is not None:
             self._spill.close()
-            _remove(self._spill.name)
+            remove_output_file(self._spill.name)
             self._spill = None
-
-
-def _remove(name: str) -> None:
-    with contextlib.suppress(OSError):
-        os.unlink(name)
