@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -115,24 +114,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
         for problem in config.problems:
             print(f"ink: {problem}", file=sys.stderr)
-        from ink_tui.assemble import assemble_controller
-        from ink_tui.modes.print_mode import run_print
+        from ink_tui.modes.print_session import run_print_session
 
-        async def run() -> int:
-            controller = assemble_controller(
-                model, workspace, settings=settings, user_config_dir=config.user_config_dir
-            )
-            if args.no_session:
-                return await run_print(controller, prompt)
-            # Print runs are sessions too, so `ink -c` can pick up where one left off.
-            from ink_tui.session.session_recorder import SessionRecorder
-            from ink_tui.session.session_writer import SessionWriter
-
-            with SessionWriter.create(workspace, controller.provider.model) as writer:
-                controller.bus.subscribe(SessionRecorder(writer))
-                return await run_print(controller, prompt)
-
-        return asyncio.run(run())
+        # Print runs are sessions too, so `ink -c` can pick up where one left off.
+        return run_print_session(
+            model,
+            workspace,
+            prompt,
+            settings=settings,
+            user_config_dir=config.user_config_dir,
+            continue_=args.continue_,
+            resume=args.resume,
+            record=not args.no_session,
+        )
 
     from ink_tui.ui.startup import SessionPlan, plan_session
 

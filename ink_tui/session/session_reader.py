@@ -130,7 +130,12 @@ def load_session(path: Path) -> LoadedSession:
     if damaged:
         warnings.insert(0, _damage_warning(path, damaged))
 
-    history, dropped = drop_orphan_results(_history_of(entries))
+    history = _history_of(entries)
+    # Only a skipped line can part a result from its call: the writer records the call
+    # first. Without damage the history is left exactly as it was written.
+    dropped = 0
+    if damaged:
+        history, dropped = drop_orphan_results(history)
     if dropped:
         results = "result" if dropped == 1 else "results"
         warnings.append(

@@ -74,6 +74,7 @@ from ink_tui.session.entries import (
 from ink_tui.session.json_safe import json_safe_dict, to_json_bytes
 from ink_tui.session.session_reader import SessionFileError, read_header
 from ink_tui.session.session_recorder import SessionRecorder
+from ink_tui.session.store_errors import SessionStoreError
 from ink_tui.session.store_paths import (
     canonical_workspace,
     new_session_id,
@@ -82,7 +83,7 @@ from ink_tui.session.store_paths import (
     workspace_dir,
 )
 
-__all__ = ["SessionRecorder", "SessionWriteError", "SessionWriter"]
+__all__ = ["SessionRecorder", "SessionStoreError", "SessionWriteError", "SessionWriter"]
 
 # Conversations can hold secrets from the user's files: keep them private to the user.
 _FILE_MODE = 0o600
@@ -133,9 +134,16 @@ class SessionWriter:
 
     @classmethod
     def create(cls, workspace: Path | str, model: str, root: Path | None = None) -> SessionWriter:
-        """Start a new session file for `workspace` in the store (see `store_paths`)."""
+        """Start a new session file for `workspace` in the store (see `store_paths`).
+
+        Raises `SessionStoreError` (an `OSError`) when the store cannot be written.
+        """
         folder = workspace_dir(workspace, root)
-        folder.mkdir(parents=True, exist_ok=True, mode=_DIR_MODE)
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=_DIR_MODE)
+        except OSError as error:
+            # A file where a folder should be, a read-only data folder: say which.
+            raise SessionStoreError(folder, error) from error
         started = utc_now()
         for _attempt in range(_CREATE_ATTEMPTS):
             header = SessionHeader(
@@ -149,6 +157,8 @@ class SessionWriter:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, _FILE_MODE)
             except FileExistsError:
                 continue  # the same millisecond and id: only a new id is needed
+            except OSError as error:
+                raise SessionStoreError(folder, error) from error
             break
         else:
             raise FileExistsError(f"could not create a new session file in {folder}")
@@ -161,15 +171,19 @@ class SessionWriter:
 
     @classmethod
     def open_existing(cls, path: Path) -> SessionWriter:
-        """Append to a saved session (resuming it). Raises `SessionFileError`.
+        """Append to a saved session (resuming it). Raises `SessionFileError`, or
+        `SessionStoreError` when the file cannot be written.
 
         A cut-off last line is trimmed first: appending after it would glue the next
         entry onto it and turn a harmless torn tail into a damaged line mid-file.
         """
         header = read_header(path)
-        _repair_tail(path)
-        writer = cls(path, header, open(path, "ab"))  # noqa: SIM115 (owned by the writer)
-        return writer
+        try:
+            _repair_tail(path)
+            file = open(path, "ab")  # noqa: SIM115 (owned by the writer)
+        except OSError as error:
+            raise SessionStoreError(path, error, is_folder=False) from error
+        return cls(path, header, file)
 
     # -- recording ----------------------------------------------------------------------
 

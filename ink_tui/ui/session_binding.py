@@ -113,7 +113,11 @@ class SessionBinding:
             if previous is not None:
                 with contextlib.suppress(Exception):
                     await previous
-            await asyncio.to_thread(self.history_store.append, text)
+            try:
+                await asyncio.to_thread(self.history_store.append, text)
+            except OSError:
+                # An unwritable store was already reported when the session started.
+                log.warning("could not save the input history to %s", self.history_store.path)
 
         task = asyncio.ensure_future(append_after_previous())
         self._last_history_write = task

@@ -36,25 +36,20 @@ def plan_session(
     """The plan, or an error message for the command line."""
     if not enabled:
         return SessionPlan("off", note="--no-session: nothing of this session is saved.")
+    if resume == "" and not continue_:
+        return SessionPlan("pick")
     if not continue_ and resume is None:
         return SessionPlan("new")
     # Only a resume reads the store; a plain start does not pay for it before the first frame.
-    from ink_tui.session.catalog import SessionLookupError, find_session, newest_session
+    from ink_tui.session.session_choice import SessionLookupError, choose_session
 
-    if continue_:
-        newest = newest_session(workspace)
-        if newest is None:
-            note = "No earlier session in this workspace; this is a new one."
-            return SessionPlan("new", note=note)
-        return SessionPlan("resume", newest.path)
-    if resume is not None:
-        if not resume:
-            return SessionPlan("pick")
-        try:
-            return SessionPlan("resume", find_session(workspace, resume).path)
-        except SessionLookupError as error:
-            return str(error)
-    return SessionPlan("new")
+    try:
+        choice = choose_session(workspace, continue_=continue_, resume=resume)
+    except SessionLookupError as error:
+        return str(error)
+    if choice.path is None:
+        return SessionPlan("new", note=choice.note)
+    return SessionPlan("resume", choice.path, note=choice.note)
 
 
 def read_session(path: Path, writing: SessionWriter | None = None) -> LoadedSession | Exception:
@@ -98,19 +93,32 @@ class AppSessions:
             self.transcript.add_notice(plan.note)
         if plan.mode == "resume" and plan.path is not None:
             self.open(plan.path, read if read is not None else read_session(plan.path))
-        elif self.binding is not None:
+        else:
+            self._start_file()
+
+    def _start_file(self) -> None:
+        """A new session file; if the store cannot be written, say so and go on unsaved."""
+        if self.binding is None:
+            return
+        try:
             self.binding.start_new(self.controller.provider.model)
+        except OSError as error:
+            self._not_saved(error)
+
+    def _not_saved(self, error: OSError) -> None:
+        # The conversation goes on; only its record on disk is missing, and the user must
+        # know before relying on `ink -c` or /resume to get it back.
+        self.transcript.add_notice(
+            f"This session is not being saved: {error}. "
+            "It works as usual, but /resume and ink -c will not find it.",
+            "warning",
+        )
 
     def new(self) -> None:
         """A fresh conversation: empty history, empty screen, a new file."""
         self.controller.history.clear()
         self.transcript.clear_view()
-        if self.binding is not None:
-            try:
-                self.binding.start_new(self.controller.provider.model)
-            except OSError as error:
-                # The conversation goes on; only its record on disk is affected.
-                self.transcript.add_notice(f"Session file: {error}", "error")
+        self._start_file()
         self.transcript.add_notice("New session.")
 
     def open(self, path: Path, read: LoadedSession | Exception) -> bool:
@@ -121,7 +129,7 @@ class AppSessions:
         if isinstance(read, Exception):
             self.transcript.add_notice(f"Could not resume {path}: {read}", "error")
             if self.binding is not None and self.binding.writer is None:
-                self.binding.start_new(self.controller.provider.model)
+                self._start_file()
             return False
         loaded = read
         self.controller.history[:] = loaded.history
@@ -134,7 +142,11 @@ class AppSessions:
         )
         if self.binding is None:
             return True
-        pending = self.binding.resume(loaded)
+        try:
+            pending = self.binding.resume(loaded)
+        except OSError as error:
+            self._not_saved(error)
+            return True
         if pending.warning:
             self.transcript.add_notice(pending.warning, "warning")
         if not pending.empty:
