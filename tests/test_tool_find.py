@@ -67,4 +67,4 @@ async def test_cap_with_note(tree: Path) -> None:
     assert result.content == (
         ".hidden/h.py\nB.py\n\n[showing 2 of 4 files; use a narrower pattern to see the rest]"
     )
-    assert result.details == {"files": 4, "truncated": True}
+    assert result.details == {"files": 4, "truncated": True, "shown": 2, "total": 4}

@@ -19,7 +19,7 @@ def tree(tmp_path: Path) -> Path:
 async def test_lists_sorted_with_dirs_marked_and_dotfiles(tree: Path) -> None:
     result = await LsTool().execute({}, make_ctx(tree))
     assert result.content == ".cache/\n.env\nA.txt\nb.txt\ndir/"
-    assert result.details == {"entries": 5, "truncated": False}
+    assert result.details == {"entries": 5, "truncated": False, "shown": 5, "total": 5}
 
 
 async def test_lists_a_subdirectory(tree: Path) -> None:

@@ -1,4 +1,12 @@
-"""One-line descriptions of tool calls, shared by print mode and the full-screen app."""
+"""One-line descriptions of tool calls, shared by print mode and the full-screen app.
+
+A summary counts what the model was shown, from the result's details rather than its
+text: the text also holds notes ("[showing lines 1-2000 of 3000 …]", "exit code 0") that
+are not output. Tools that list things put two numbers in `details`:
+
+- `shown`: lines (read, bash), entries (ls), matches (grep) or files (find) in the result;
+- `total`: how many there were in all, when known (None when the tool stopped early).
+"""
 
 from __future__ import annotations
 
@@ -18,6 +26,19 @@ _MAIN_ARGUMENT = {
     "find": "pattern",
 }
 
+# Tools whose path argument may be left out, meaning the workspace.
+_PATH_DEFAULTS_TO_WORKSPACE = frozenset({"ls"})
+
+# What `shown` counts, per tool: (one, many, none).
+_UNITS = {
+    "read": ("line", "lines", "empty file"),
+    "bash": ("line", "lines", "no output"),
+    "ls": ("entry", "entries", "empty folder"),
+    "grep": ("match", "matches", "no matches"),
+    "find": ("file", "files", "no files"),
+}
+_LINES = ("line", "lines", "no output")
+
 
 def _shorten(text: str, width: int) -> str:
     text = " ".join(text.split())
@@ -33,8 +54,12 @@ def call_label(call: ToolCall, width: int = 60) -> str:
         if call.name == "grep" and args.get("path"):
             main = f"{main} in {args['path']}"
         return f"{call.name} {_shorten(main, width)}"
-    if key == "path" and not args:
-        return f"{call.name} ."
+    if key == "path" and key not in args:
+        if call.name in _PATH_DEFAULTS_TO_WORKSPACE:
+            return f"{call.name} ."
+        # A call that never said what to read must not look like it read the workspace.
+        if not args:
+            return f"{call.name} (no path)"
     shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
     return f"{call.name} {_shorten(shown, width)}".rstrip()
 
@@ -51,10 +76,33 @@ def count_lines(text: str) -> int:
     return len(text.splitlines())
 
 
+def shown_text(call: ToolCall, result: ToolResult) -> str:
+    """What a successful result showed: "1025 of 3000 lines", "3 matches", "no output"."""
+    details = result.details
+    shown = details.get("shown")
+    if not isinstance(shown, int):
+        if call.name in ("write", "edit"):
+            # Their result is a sentence that says it all: "wrote 3 lines (12 bytes) to …".
+            return result_line(result)
+        shown = count_lines(result.content)
+        return f"{shown} {_LINES[0] if shown == 1 else _LINES[1]}"
+    one, many, none = _UNITS.get(call.name, _LINES)
+    if shown == 0:
+        return none
+    total = details.get("total")
+    if isinstance(total, int) and total > shown:
+        return f"{shown} of {total} {many}"
+    text = f"{shown} {one if shown == 1 else many}"
+    if total is None and details.get("truncated"):
+        return f"{text} (more not shown)"
+    if details.get("truncated"):
+        return f"{text} (cut)"
+    return text
+
+
 def summary_line(call: ToolCall, result: ToolResult, duration_s: float) -> str:
     mark = "✗" if result.is_error else "✓"
     took = f" ({duration_s:.1f}s)" if duration_s >= 0.1 else ""
     if result.is_error:
         return f"{mark} {call_label(call)}{took}: {result_line(result)}"
-    lines = count_lines(result.content)
-    return f"{mark} {call_label(call)}{took}: {lines} line{'s' if lines != 1 else ''}"
+    return f"{mark} {call_label(call)}{took}: {shown_text(call, result)}"

@@ -148,6 +148,9 @@ def _result(
         "interrupted": outcome == "interrupted",
         "lines": output.total_lines,
         "bytes": output.total_bytes,
+        # Output lines in the result, for summaries (the notes are not counted).
+        "shown": len(cut.lines),
+        "total": output.total_lines,
         "pgid": group.pgid,
     }
     is_error = outcome != "exited" or code != 0

@@ -53,7 +53,8 @@ class FindTool:
         async with ctx.signal.scope():
             found = await asyncio.to_thread(_find, root, spec, lambda: ctx.signal.aborted)
         if not found:
-            return ToolResult(f"no files match {pattern!r}", details={"files": 0})
+            details = {"files": 0, "shown": 0, "total": 0}
+            return ToolResult(f"no files match {pattern!r}", details=details)
         found.sort()
         cap = ctx.limits.max_entries
         lines = found[:cap]
@@ -61,7 +62,12 @@ class FindTool:
             lines.append(
                 f"\n[showing {cap} of {len(found)} files; use a narrower pattern to see the rest]"
             )
-        details = {"files": len(found), "truncated": len(found) > cap}
+        details = {
+            "files": len(found),
+            "truncated": len(found) > cap,
+            "shown": min(len(found), cap),
+            "total": len(found),
+        }
         return ToolResult("\n".join(lines), details=details)
 
 

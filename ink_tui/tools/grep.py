@@ -91,6 +91,9 @@ class GrepTool:
             "matches": len(matches.lines),
             "truncated": matches.capped,
             "backend": "ripgrep" if rg is not None else "python",
+            "shown": len(matches.lines),
+            # Unknown once the search stopped at the caps.
+            "total": None if matches.capped else len(matches.lines),
         }
         if not matches.lines:
             where = shown + (f" (files matching {query.glob!r})" if query.glob else "")

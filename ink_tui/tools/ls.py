@@ -44,12 +44,18 @@ class LsTool:
         names = await asyncio.to_thread(_list, path, shown)
         total = len(names)
         if total == 0:
-            return ToolResult(f"[{shown} is empty]", details={"entries": 0, "truncated": False})
+            details = {"entries": 0, "truncated": False, "shown": 0, "total": 0}
+            return ToolResult(f"[{shown} is empty]", details=details)
         cap = ctx.limits.max_entries
         lines = names[:cap]
         if total > cap:
             lines.append(f"\n[{total - cap} more entries not shown ({total} in total)]")
-        details = {"entries": total, "truncated": total > cap}
+        details = {
+            "entries": total,
+            "truncated": total > cap,
+            "shown": min(total, cap),
+            "total": total,
+        }
         return ToolResult("\n".join(lines), details=details)
 
 

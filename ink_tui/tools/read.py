@@ -82,7 +82,10 @@ def _result(shown: str, offset: int, window: _Window, limits: ToolLimits) -> Too
     if total == 0:
         if offset > 1:
             raise ToolError(f"offset {offset} is beyond the end of {shown}: the file is empty")
-        return ToolResult(f"[{shown} is empty]", details={"path": shown, "total_lines": 0})
+        return ToolResult(
+            f"[{shown} is empty]",
+            details={"path": shown, "total_lines": 0, "shown": 0, "total": 0},
+        )
     if offset > total:
         raise ToolError(
             f"offset {offset} is beyond the end of {shown}: it has {total} lines "
@@ -112,6 +115,9 @@ def _result(shown: str, offset: int, window: _Window, limits: ToolLimits) -> Too
         "last_line": last,
         "total_lines": total,
         "truncated": last < total or cut.line_cut,
+        # Lines of the file in the result, for summaries (the notes are not counted).
+        "shown": len(cut.lines),
+        "total": total,
     }
     return ToolResult(content, details=details)
 
