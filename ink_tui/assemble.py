@@ -43,9 +43,13 @@ def assemble_controller(
     from ink_tui.session.context_files import find_context_files
     from ink_tui.session.system_prompt import build_system_prompt
     from ink_tui.tools import default_tools
+    from ink_tui.tools.output_files import prune_outputs
     from ink_tui.tools.process_group import kill_commands_in_flight
 
-    tools = default_tools()
+    tools = default_tools(
+        hide_env=settings.hide_env if settings else (),
+        pass_env=settings.pass_env if settings else (),
+    )
     controller = RunController(
         provider=make_provider(config, workspace),
         tools=tools,
@@ -58,5 +62,7 @@ def assemble_controller(
         bus=bus,
         history=history,
     )
+    # Cut outputs' files: atexit removes them, but not on the way out through os._exit.
+    controller.exit_hooks.append(prune_outputs)
     controller.exit_hooks.append(kill_commands_in_flight)
     return controller

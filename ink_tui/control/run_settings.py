@@ -21,3 +21,7 @@ class RunSettings:
     interrupt_queue: Literal["restore", "keep", "send"] = "restore"
     loop: LoopConfig = field(default_factory=LoopConfig)
     limits: ToolLimits = field(default_factory=ToolLimits)
+    # Variables bash commands run without, besides the well-known API keys (providers'
+    # `api_key_env`), and key variables they get all the same: see tools/shell_env.py.
+    hide_env: tuple[str, ...] = ()
+    pass_env: tuple[str, ...] = ()

@@ -162,6 +162,16 @@ class Config:
                 max_bytes=cast(int, self.value("tools.max_bytes")),
                 max_entries=cast(int, self.value("tools.max_entries")),
             ),
+            hide_env=self.key_variables(),
+            pass_env=cast(tuple[str, ...], self.value("tools.pass_env")),
+        )
+
+    def key_variables(self) -> tuple[str, ...]:
+        """Every provider's `api_key_env`: bash commands run without these variables."""
+        return tuple(
+            str(provider.api_key_env.value)
+            for provider in self.providers.values()
+            if provider.api_key_env is not None
         )
 
     def model_config(self, spec: str | None = None) -> ModelConfig:

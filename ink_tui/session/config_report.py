@@ -104,4 +104,6 @@ def _show(value: object) -> str:
         return "-"
     if isinstance(value, float):
         return f"{value:g}"
+    if isinstance(value, tuple):
+        return ", ".join(str(item) for item in value) or "-"
     return str(value)

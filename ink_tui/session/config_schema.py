@@ -101,6 +101,12 @@ SETTINGS: tuple[KeySpec, ...] = (
     KeySpec("tools.max_lines", "integer", 2000, "lines of tool output kept", minimum=1),
     KeySpec("tools.max_bytes", "integer", 50 * 1024, "bytes of tool output kept", minimum=1),
     KeySpec("tools.max_entries", "integer", 500, "entries listed by ls/grep/find", minimum=1),
+    KeySpec(
+        "tools.pass_env",
+        "string-list",
+        (),
+        "API key variables bash commands get anyway (by default they are left out)",
+    ),
 )
 SETTINGS_BY_NAME = {spec.name: spec for spec in SETTINGS}
 

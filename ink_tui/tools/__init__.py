@@ -7,6 +7,7 @@ are raised as `ToolError`, and display-only facts go in `ToolResult.details`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
@@ -38,6 +39,13 @@ def __getattr__(name: str) -> Any:
     return getattr(import_module(f"{__name__}.{module}"), name)
 
 
-def default_tools() -> list[Tool]:
-    """One instance of each tool, in the order they are offered to the model."""
-    return [__getattr__(name)() for name in _TOOL_MODULES]
+def default_tools(hide_env: Iterable[str] = (), pass_env: Iterable[str] = ()) -> list[Tool]:
+    """One instance of each tool, in the order they are offered to the model.
+
+    `hide_env` and `pass_env` go to bash: which API key variables its commands run
+    without, beyond the well-known ones, and which they get all the same.
+    """
+    return [
+        __getattr__(name)(hide_env, pass_env) if name == "BashTool" else __getattr__(name)()
+        for name in _TOOL_MODULES
+    ]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from collections.abc import Iterable
 from typing import Any, Literal
 
 from ink_tui.core.abort import AbortSignal
@@ -17,6 +18,7 @@ from ink_tui.tools.process_group import (
     spawn_in_group,
     terminate_group,
 )
+from ink_tui.tools.shell_env import command_env, hidden_names
 from ink_tui.tools.truncate import format_size
 
 _DEFAULTS = ToolLimits()
@@ -43,7 +45,10 @@ class BashTool:
     )
     concurrency_safe = False
 
-    def __init__(self) -> None:
+    def __init__(self, hide_env: Iterable[str] = (), pass_env: Iterable[str] = ()) -> None:
+        """`hide_env`: variables holding API keys beyond the well-known ones (providers'
+        `api_key_env`); `pass_env`: key variables to pass all the same (shell_env.py)."""
+        self._hidden_env = hidden_names(hide_env, pass_env)
         # Built per instance: the schema is a mutable dict handed to the scheduler.
         self.parameters: dict[str, Any] = {
             "type": "object",
@@ -67,7 +72,7 @@ class BashTool:
                 "interrupted before the command started", interrupted=True, exit_code=None
             )
         try:
-            group = await spawn_in_group(command, ctx.workspace)
+            group = await spawn_in_group(command, ctx.workspace, command_env(self._hidden_env))
         except OSError as exc:
             raise ToolError(f"could not start {command!r}: {exc.strerror or exc}") from None
         capture = TailCapture(ctx.limits)
