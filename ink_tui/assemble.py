@@ -40,12 +40,16 @@ def assemble_controller(
     user_config_dir: Path | None = None,
 ) -> RunController:
     from ink_tui.control.controller import RunController
+    from ink_tui.control.jobs import JobsWatcher
     from ink_tui.session.context_files import find_context_files
     from ink_tui.session.system_prompt import build_system_prompt
     from ink_tui.tools import default_tools
+    from ink_tui.tools.job_exit import exit_hook, guard_exit
     from ink_tui.tools.output_files import prune_outputs
-    from ink_tui.tools.process_group import kill_commands_in_flight
 
+    # Before any command can run: ink becomes a subreaper, and every way out stops what
+    # commands left running (see tools/job_exit.py).
+    guard_exit()
     tools = default_tools(
         hide_env=settings.hide_env if settings else (),
         pass_env=settings.pass_env if settings else (),
@@ -64,5 +68,6 @@ def assemble_controller(
     )
     # Cut outputs' files: atexit removes them, but not on the way out through os._exit.
     controller.exit_hooks.append(prune_outputs)
-    controller.exit_hooks.append(kill_commands_in_flight)
+    controller.exit_hooks.append(exit_hook)
+    controller.bus.subscribe(JobsWatcher(controller.bus))
     return controller

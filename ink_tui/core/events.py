@@ -161,3 +161,25 @@ class InputRestored(Event):
     type: ClassVar[str] = "input_restored"
     text: str
     count: int
+
+
+@dataclass(slots=True, kw_only=True)
+class JobView:
+    """A process a completed command left running (see ink_tui/tools/jobs.py)."""
+
+    number: int
+    pid: int
+    # The process's own arguments, and the command line of the bash call that started it.
+    argv: str
+    command: str
+    call_id: str | None
+    # Seconds since the epoch; None when unknown.
+    started: float | None
+
+
+@dataclass(slots=True, kw_only=True)
+class JobsUpdate(Event):
+    """The background jobs, all of them, after any change (one started, ended, stopped)."""
+
+    type: ClassVar[str] = "jobs_update"
+    jobs: list[JobView]

@@ -1,11 +1,16 @@
 """Adopting and reaping the orphaned members of the process groups we start.
 
 When a command's shell exits before its children, the kernel reparents them to init, or
-to the nearest ancestor that declared itself a "child subreaper". Some containers run a
-PID 1 that never reaps, so a dead orphan stays a zombie for ever, and a zombie still
-counts as a member for `os.killpg(pgid, 0)`: the group would look alive after it was
-killed. So, on Linux, this process becomes a subreaper (`adopt_orphans`, once) and reaps
-the dead members of its groups itself (`reap_group`, `reap_finished_groups`).
+to the nearest ancestor that declared itself a "child subreaper". ink declares itself one
+(`adopt_orphans`), as early as the controller is assembled (job_exit.guard_exit), for two
+reasons:
+
+- every process a command starts stays ink's descendant, however it escaped its group
+  (setsid, nohup, a double fork), so jobs.py can find it and it never outlives ink;
+- some containers run a PID 1 that never reaps, so a dead orphan would stay a zombie for
+  ever, and a zombie still counts as a member for `os.killpg(pgid, 0)`: the group would
+  look alive after it was killed. ink reaps the dead members of its groups itself
+  (`reap_group`, `reap_finished_groups`; jobs.py reaps adopted orphans outside them).
 
 Reaping is by group, `waitpid(-pgid)`, and only once asyncio has reaped the group's shell
 (its leader), so the shell's exit status always reaches asyncio. Other children of this
@@ -69,8 +74,3 @@ def reap_finished_groups() -> None:
                 os.killpg(pgid, 0)
             except ProcessLookupError:
                 del _groups[pgid]
-
-
-def groups_in_flight() -> list[int]:
-    """Groups whose shell is still running: commands that have not finished."""
-    return [pgid for pgid, process in _groups.items() if process.returncode is None]

@@ -1,25 +1,30 @@
-"""Running a shell command in a process group of its own, and stopping the whole group.
+"""Running a shell command in a process group of its own, and stopping all it started.
 
 Why a group: a command starts children (pipelines, `make`, test runners, `cmd &`).
 Stopping only the shell would leave them running and holding the output pipe open. Each
 command is started with `start_new_session=True`: the shell leads a new session and
 process group whose id (pgid) is the shell's pid, and every descendant inherits that
-group unless it moves itself out with setsid/setpgid (those escape; nothing short of a
-cgroup can follow them). A new session also has no controlling terminal: a command can
-neither read the user's keys from /dev/tty nor receive the terminal's Ctrl+C.
+group unless it moves itself out with setsid/setpgid. Those, and orphans of a double
+fork, are found by jobs.py (ink is a child subreaper, and every command's shell carries
+an `INK_JOB` tag in its environment); the group is only the first net. A new session
+also has no controlling terminal: a command can neither read the user's keys from
+/dev/tty nor receive the terminal's Ctrl+C.
 
-Stopping a group (`terminate_group`):
+Stopping a command (`terminate_group`, on an interrupt or a timeout):
 
-1. SIGTERM to the whole group (`os.killpg`), so well-behaved programs can clean up.
-2. Wait up to `grace` (2 s) for every member to be gone.
-3. SIGKILL to the group if anything is left (something ignored or trapped SIGTERM).
-4. Wait briefly (`settle`) for the killed members to disappear.
+1. SIGTERM to the whole group (`os.killpg`) and to every other process of the command
+   that jobs.py finds (so well-behaved programs can clean up).
+2. Look again every 50 ms, for up to `grace` (2 s), until none of them is alive; a
+   process forked meanwhile gets its SIGTERM on the next look.
+3. SIGKILL to whatever is left, again on every look, for up to `settle`.
 
-"Gone" means no member is alive. `killpg(pgid, 0)` also succeeds while a member is a
-zombie (dead, not yet reaped), so on Linux the members' states are read from /proc and
-zombies do not count. The shell is our child and asyncio reaps it; members orphaned by
-the shell's death are adopted and reaped here (see orphans.py), so once the group is
-stopped `os.killpg(pgid, 0)` raises ProcessLookupError.
+"Alive" excludes zombies (dead, not yet reaped): `killpg(pgid, 0)` also succeeds for a
+zombie, so on Linux states are read from /proc. The shell is our child and asyncio reaps
+it; members orphaned by the shell's death are adopted and reaped here (see orphans.py and
+jobs.py), so once the group is stopped `os.killpg(pgid, 0)` raises ProcessLookupError.
+
+A command that completes normally is not stopped: what it left running becomes a job
+(jobs.py), stopped by the user (`/jobs kill`) or when ink exits (job_exit.py).
 
 Output: stdout and stderr share one pipe that this module creates, so the read end is
 ours to close. Closing it stops the reading even when a process that escaped the group
@@ -36,18 +41,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_tui.tools.orphans import (
-    adopt_orphans,
-    groups_in_flight,
-    reap_finished_groups,
-    reap_group,
-    watch_group,
-)
+from ink_tui.tools import jobs
+from ink_tui.tools.orphans import adopt_orphans, reap_finished_groups, reap_group, watch_group
 
 SHELL = "/bin/bash"
 TERM_GRACE = 2.0
 KILL_SETTLE = 0.2
-_POLL = 0.05
 
 
 @dataclass(slots=True)
@@ -75,6 +74,10 @@ async def spawn_in_group(
     loop = asyncio.get_running_loop()
     adopt_orphans()
     reap_finished_groups()
+    tag = jobs.new_tag()
+    # The tag follows every process the command starts, through setsid and double forks.
+    tagged = dict(os.environ if env is None else env)
+    tagged[jobs.JOB_VAR] = tag
     read_fd, write_fd = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
@@ -82,7 +85,7 @@ async def spawn_in_group(
             "-c",
             command,
             cwd=cwd,
-            env=None if env is None else dict(env),
+            env=tagged,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=write_fd,
             stderr=write_fd,
@@ -95,6 +98,7 @@ async def spawn_in_group(
         # The child has its own copy; ours would keep the pipe from ever reaching EOF.
         os.close(write_fd)
     watch_group(process)
+    jobs.track(process, command, tag)
     reader = asyncio.StreamReader()
     pipe = os.fdopen(read_fd, "rb", buffering=0)
     transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
@@ -145,12 +149,11 @@ async def terminate_group(
     grace: float = TERM_GRACE,
     settle: float = KILL_SETTLE,
 ) -> None:
-    """SIGTERM the group, SIGKILL it after `grace` if anything is left (see module doc)."""
+    """SIGTERM everything the command started, SIGKILL it after `grace` (see module doc)."""
     pgid = process.pid
-    signal_group(pgid, signal.SIGTERM)
-    if not await _wait_gone(process, grace):
-        signal_group(pgid, signal.SIGKILL)
-        await _wait_gone(process, settle)
+    command = jobs.command_of(pgid)
+    select = jobs.members_of([command.serial] if command is not None else [])
+    await asyncio.to_thread(jobs.stop, select, grace=grace, settle=settle, groups=[pgid])
     # The shell's exit status must reach asyncio before orphans are reaped by group id.
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(process.wait(), settle)
@@ -158,32 +161,23 @@ async def terminate_group(
 
 
 def kill_group_now(pgid: int) -> None:
-    """SIGKILL without waiting, for cleanup paths that cannot await (cancellation)."""
-    signal_group(pgid, signal.SIGKILL)
-
-
-async def _wait_gone(process: asyncio.subprocess.Process, within: float) -> bool:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + within
-    pgid = process.pid
-    while True:
-        alive = await asyncio.to_thread(group_alive, pgid)
-        # Reaped after the check: members that just died are zombies by now.
-        reap_group(process)
-        if not alive:
-            return True
-        remaining = deadline - loop.time()
-        if remaining <= 0:
-            return False
-        await asyncio.sleep(min(_POLL, remaining))
+    """SIGKILL everything the command started, without waiting, for cleanup paths that
+    cannot await (cancellation)."""
+    command = jobs.command_of(pgid)
+    select = jobs.members_of([command.serial] if command is not None else [])
+    jobs.stop(select, grace=0, settle=0, groups=[pgid])
 
 
 def kill_commands_in_flight() -> int:
-    """SIGKILL the group of every command still running; for exiting at once (exit 130).
+    """SIGKILL every command still running; for exiting at once (exit 130).
 
     Background jobs left by commands that already finished are not touched.
     """
-    groups = groups_in_flight()
-    for pgid in groups:
-        kill_group_now(pgid)
-    return len(groups)
+    running = jobs.running_commands()
+    jobs.stop(
+        jobs.members_of([c.serial for c in running]),
+        grace=0,
+        settle=0,
+        groups=[c.pgid for c in running],
+    )
+    return len(running)

@@ -1,0 +1,134 @@
+"""Processes that escape a command's process group are still found, listed and stopped.
+
+Real bash commands, real processes, found in /proc by a marker argument (see
+process_markers.py). Each escape form is tried alone, so a failure names the form.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ctypes
+import os
+from pathlib import Path
+
+import pytest
+
+from ink_tui.control import jobs as control_jobs
+from ink_tui.tools import jobs
+from ink_tui.tools.bash import BashTool
+from ink_tui.tools.job_exit import exit_hook, guard_exit
+from ink_tui.tools.orphans import adopt_orphans
+from tests.process_markers import ESCAPE_FORMS, alive, kill_marked, new_marker, wait_alive
+from tests.tool_fixtures import make_ctx, make_ctx_with_abort
+
+pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
+
+FORMS = list(ESCAPE_FORMS)
+
+
+@pytest.fixture(autouse=True)
+def subreaper() -> None:
+    # What assemble_controller does for every front end.
+    assert adopt_orphans()
+
+
+def listed(marker: str) -> list[jobs.Job]:
+    return [job for job in jobs.scan_jobs() if marker in job.argv.split()]
+
+
+@pytest.mark.parametrize("form", FORMS)
+async def test_an_interrupt_kills_what_escaped_the_group(form: str, tmp_path: Path) -> None:
+    prefix = new_marker()
+    escaped, foreground = f"{prefix}1", f"{prefix}9"
+    command = ESCAPE_FORMS[form].format(m=escaped) + f"\nsleep {foreground}\n"
+    ctx, abort = make_ctx_with_abort(tmp_path)
+    task = asyncio.create_task(BashTool().execute({"command": command}, ctx))
+    try:
+        await asyncio.to_thread(wait_alive, [escaped, foreground])
+        abort.abort()
+        result = await asyncio.wait_for(task, 10)
+        assert result.details["interrupted"] is True
+        # Gone by the time the result is back: nothing to wait for.
+        assert alive(escaped, foreground) == []
+        assert listed(escaped) == []
+    finally:
+        task.cancel()
+        kill_marked(prefix)
+
+
+@pytest.mark.parametrize("form", FORMS)
+async def test_a_completed_commands_leftovers_are_jobs_until_ink_exits(
+    form: str, tmp_path: Path
+) -> None:
+    prefix = new_marker()
+    escaped = f"{prefix}1"
+    command = ESCAPE_FORMS[form].format(m=escaped) + "\necho started\n"
+    try:
+        result = await BashTool().execute({"command": command}, make_ctx(tmp_path))
+        assert not result.is_error, result.content
+        # Not killed when the command completes: a server asked for keeps serving.
+        await asyncio.to_thread(wait_alive, [escaped])
+        [job] = listed(escaped)
+        assert job.command == command
+        assert job.pid in alive(escaped)
+        assert job.started is not None
+        # What every exit path runs.
+        await asyncio.to_thread(exit_hook)
+        assert alive(escaped) == []
+        assert listed(escaped) == []
+    finally:
+        kill_marked(prefix)
+
+
+async def test_every_form_at_once_is_listed_and_stopped_one_by_one(tmp_path: Path) -> None:
+    prefix = new_marker()
+    lines = [form.format(m=f"{prefix}{n}") for n, form in enumerate(ESCAPE_FORMS.values(), 1)]
+    markers = [f"{prefix}{n}" for n in range(1, len(lines) + 1)]
+    try:
+        result = await BashTool().execute(
+            {"command": "\n".join(lines) + "\necho started\n"}, make_ctx(tmp_path)
+        )
+        assert not result.is_error, result.content
+        await asyncio.to_thread(wait_alive, markers)
+        mine = [job for job in jobs.scan_jobs() if set(job.argv.split()) & set(markers)]
+        assert len(mine) == len(markers)
+        # Stop one by number, one by pid; the others keep running.
+        first, second, *rest = mine
+        said = await control_jobs.stop_jobs(f"#{first.number} {second.pid}")
+        assert said.startswith("Stopped 2 jobs")
+        assert alive(first.argv.split()[-1], second.argv.split()[-1]) == []
+        assert len(alive(*markers)) == len(rest)
+        await control_jobs.stop_jobs(" ".join(str(job.number) for job in rest))
+        assert alive(*markers) == []
+    finally:
+        kill_marked(prefix)
+
+
+async def test_a_job_that_ends_on_its_own_leaves_the_list(tmp_path: Path) -> None:
+    result = await BashTool().execute({"command": "sleep 0.3 &"}, make_ctx(tmp_path))
+    assert not result.is_error
+    ours = [job for job in jobs.scan_jobs() if job.argv == "sleep 0.3"]
+    assert len(ours) == 1
+    await asyncio.sleep(0.5)
+    assert [job for job in jobs.scan_jobs() if job.pid == ours[0].pid] == []
+
+
+def test_picking_jobs_by_number_or_pid() -> None:
+    a = jobs.Job(7, 4242, 1, "sleep 1", "c", None, None)
+    b = jobs.Job(8, 7, 1, "sleep 2", "c", None, None)
+    assert control_jobs.pick([a, b], "") == [a, b]
+    assert control_jobs.pick([a, b], "#7") == [a]
+    assert control_jobs.pick([a, b], "4242") == [a]
+    # A bare number is a job number first; % and # only ever name job numbers.
+    assert control_jobs.pick([a, b], "7") == [a]
+    assert control_jobs.pick([a, b], "%8, 7") == [b, a]
+    assert control_jobs.pick([a, b], "#4242") == "There is no job #4242; /jobs lists them."
+    assert control_jobs.pick([a, b], "all") == "'all' is not a job number or a pid."
+
+
+def test_guard_exit_makes_this_process_a_subreaper() -> None:
+    assert guard_exit() is True
+    libc = ctypes.CDLL(None, use_errno=True)
+    value = ctypes.c_int(0)
+    assert libc.prctl(37, ctypes.byref(value), 0, 0, 0) == 0  # PR_GET_CHILD_SUBREAPER
+    assert value.value == 1
