@@ -24,6 +24,7 @@ REQUIRED = [
     "context",
     "copy",
     "clear",
+    "jobs",
     "quit",
 ]
 
@@ -33,7 +34,7 @@ def test_the_table_holds_every_required_command_in_display_order() -> None:
     for command in COMMANDS:
         assert command.summary
         assert command.usage.startswith(f"/{command.name}")
-    assert {c.name for c in COMMANDS if c.takes_argument} == {"resume", "model"}
+    assert {c.name for c in COMMANDS if c.takes_argument} == {"resume", "model", "jobs"}
 
 
 # -- parse_slash ---------------------------------------------------------------------

@@ -6,8 +6,10 @@ and /modes apply from the next run, since a run reads its provider and modes onc
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
+from ink_tui.core.events import JobView
 from ink_tui.core.messages import AssistantMessage
 from ink_tui.ui.widgets.status_bar import StatusBar
 from ink_tui.ui.widgets.transcript import Transcript
@@ -119,6 +121,28 @@ class CommandRunner:
         self.app.copy_to_clipboard(answer)
         self.say(f"Copied the last answer ({len(answer)} characters) to the clipboard.")
 
+    def do_jobs(self, argument: str) -> None:
+        words = argument.split(maxsplit=1)
+        if not words:
+            self.app.run_worker(self._list_jobs(), group="jobs", exit_on_error=False)
+        elif words[0].lower() in ("kill", "stop"):
+            rest = words[1] if len(words) > 1 else ""
+            self.app.run_worker(self._stop_jobs(rest), group="jobs", exit_on_error=False)
+        else:
+            self.say(f"/jobs {argument}: {JOBS_USAGE}", "warning")
+            # Give the text back so a typo costs nothing.
+            self.app.prompt.restore(f"/jobs {argument}")
+
+    async def _list_jobs(self) -> None:
+        from ink_tui.control.jobs import list_jobs
+
+        self.say(jobs_report(await list_jobs()))
+
+    async def _stop_jobs(self, which: str) -> None:
+        from ink_tui.control.jobs import stop_jobs
+
+        self.say(await stop_jobs(which))
+
     def do_model(self, argument: str) -> None:
         config = self.app.config
         if config is None:
@@ -185,6 +209,27 @@ class CommandRunner:
             )
 
         self.app.push_screen(ListPicker("Queue modes", MODE_ROWS, current), chosen)
+
+
+JOBS_USAGE = "/jobs lists them; /jobs kill stops all, /jobs kill N (or a pid) one."
+
+
+def jobs_report(jobs: list[JobView]) -> str:
+    if not jobs:
+        return "No background jobs: nothing a finished command started is still running."
+    lines = [f"Background jobs ({len(jobs)}), left running by finished commands:"]
+    for job in jobs:
+        started = time.strftime("%H:%M:%S", time.localtime(job.started)) if job.started else "?"
+        command = " ".join(job.command.split())
+        if len(command) > 50:
+            command = command[:49] + "…"
+        call = job.call_id or "a bash call"
+        lines.append(
+            f"  #{job.number}  pid {job.pid}  {job.argv[:60] or '?'}  started {started}  "
+            f"from {call}: {command}"
+        )
+    lines.append(f"{JOBS_USAGE} ink stops them all when it exits.")
+    return "\n".join(lines)
 
 
 def model_label(base_url: str | None, model: str | None) -> str:

@@ -44,6 +44,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("context", "Show what fills the model's context", "/context", False),
     SlashCommand("copy", "Copy the last answer to the clipboard", "/copy", False),
     SlashCommand("clear", "Clear the screen (the session keeps its history)", "/clear", False),
+    SlashCommand(
+        "jobs",
+        "List what commands left running; /jobs kill [N|pid] stops them",
+        "/jobs [kill [N|pid]]",
+        True,
+    ),
     SlashCommand("quit", "Quit ink", "/quit", False),
 )
 """Every command, in display order (menus, palette, /help)."""

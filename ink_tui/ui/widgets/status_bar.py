@@ -1,4 +1,4 @@
-"""The bottom line: model, run state, elapsed time, tokens, workspace."""
+"""The bottom line: model, run state, elapsed time, tokens, background jobs, workspace."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ink_tui.control.bus import EventBus
-from ink_tui.core.events import Event, MessageEnd, RunStart, StateChange
+from ink_tui.core.events import Event, JobsUpdate, MessageEnd, RunStart, StateChange
 from ink_tui.ui import clock
 
 
@@ -46,6 +46,8 @@ class StatusBar(Static):
         self.last_run_s: float | None = None
         self.tokens_in = 0
         self.tokens_out = 0
+        # Processes finished commands left running (`JobsUpdate`); shown only when > 0.
+        self.jobs = 0
         self._unsubscribe = lambda: None
 
     def set_model(self, label: str, is_demo: bool) -> None:
@@ -76,6 +78,8 @@ class StatusBar(Static):
         elif isinstance(event, MessageEnd):
             self.tokens_in += event.message.usage.input_tokens
             self.tokens_out += event.message.usage.output_tokens
+        elif isinstance(event, JobsUpdate):
+            self.jobs = len(event.jobs)
         else:
             return
         self._paint()
@@ -100,5 +104,8 @@ class StatusBar(Static):
         text.append("  ·  ")
         text.append(f"↑{_tokens(self.tokens_in)} ↓{_tokens(self.tokens_out)}")
         text.append("  ·  ")
+        if self.jobs:
+            text.append(f"{self.jobs} job{'s' if self.jobs != 1 else ''}", style="bold yellow")
+            text.append("  ·  ")
         text.append(_short_path(self.workspace), style="dim")
         self.update(text)
