@@ -6,8 +6,12 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ink_tui import __version__
+
+if TYPE_CHECKING:
+    from ink_tui.session.config import Config
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,6 +89,16 @@ def _config_command(argv: Sequence[str]) -> int:
     return 0
 
 
+def _print_model_errors(config: Config) -> None:
+    from ink_tui.session.model_errors import render_model_errors
+
+    for problem in config.problems:
+        if problem not in config.model_errors:
+            print(f"ink: {problem}", file=sys.stderr)
+    for line in render_model_errors(config):
+        print(f"ink: {line}", file=sys.stderr)
+
+
 def _read_prompt(flag_prompt: str) -> str:
     piped = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     parts = [part for part in (flag_prompt.strip(), piped.strip()) if part]
@@ -104,6 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ink_tui.session.config import load_config
 
     config = load_config(workspace, flags=vars(args))
+    if config.model_errors:
+        # Not the demo in its place: its answers would pass for the configured model's.
+        _print_model_errors(config)
+        return 2
     settings = config.run_settings()
     model = config.model_config()
 

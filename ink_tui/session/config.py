@@ -118,9 +118,34 @@ class Config:
     problems: list[str]
     _inputs: _ModelInputs = field(repr=False)
     model: ModelChoice = field(init=False)
+    # Why the model the user configured cannot be used (see `model_errors`); when not
+    # empty, `ink` refuses to start rather than run the offline demo in its place.
+    model_errors: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.model = self.resolve_model(None, self.problems)
+        from ink_tui.session.model_errors import find_model_errors
+
+        notes: list[str] = []
+        self.model = self.resolve_model(None, notes)
+        self.problems.extend(note for note in notes if note not in self.problems)
+        self.model_errors = find_model_errors(self, notes)
+
+    def model_sources(self) -> list[str]:
+        """Where the user configured anything about the model ("flag --model", "default_model
+        in user config ~/.config/ink/config.toml"); [] means the demo is what they get."""
+        inputs = self._inputs
+        sources = [s.source for s in (inputs.url, inputs.model) if s is not None]
+        sources += [key.source for key in inputs.generic_keys]
+        for name in ("default_model", "provider"):
+            setting = self.settings[name]
+            if setting.source != DEFAULT:
+                sources.append(f"{name} in {setting.source}")
+        for layer in self.files:
+            for key in layer.model_keys:
+                label = f"{key} in {layer.label}"
+                if label not in sources:
+                    sources.append(label)
+        return sources
 
     def value(self, name: str) -> object:
         return self.settings[name].value
@@ -340,6 +365,11 @@ class _Resolver:
         return None, spec
 
     def choose(self, spec: Setting | None, *, switching: bool = False) -> ModelChoice:
+        url = self.inputs.url
+        if url is not None and not str(url.value).startswith(("http://", "https://")):
+            self.note(
+                f"base URL {str(url.value)!r} ({url.source}) must start with http:// or https://"
+            )
         if spec is not None:
             provider, model = self.split(str(spec.value))
             if self.inputs.url is not None and not switching:
@@ -479,6 +509,14 @@ class _Resolver:
             except ApiKeyError as error:
                 self.note(str(error))
                 notes.append(f"not set ({error})")
+        elif provider.api_key_env is not None:
+            # The user said where the key is and it is not there: without it the server
+            # would only refuse the request, after the prompt was sent.
+            self.note(
+                f"the API key of provider '{provider.name}' is not set: env "
+                f"{provider.api_key_env.value} is empty (api_key_env in "
+                f"{provider.api_key_env.source})"
+            )
         return None, "; ".join(notes)
 
     def note(self, message: str) -> None:

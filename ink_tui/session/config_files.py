@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 
 FileKind = Literal["user", "workspace"]
 
+# Top-level keys that choose the model.
+MODEL_KEYS = ("default_model", "provider", "providers")
+
 
 def user_config_dir() -> Path:
     # platformdirs follows XDG_CONFIG_HOME on Linux, so tests can point it elsewhere.
@@ -65,6 +68,12 @@ class FileLayer:
     providers: dict[str, dict[str, object]] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    # The keys of MODEL_KEYS this file sets, even where the value was refused or the
+    # file is not valid TOML (then found by scanning its text): the user configured a
+    # model here, so the offline demo must not quietly stand in for it.
+    model_keys: list[str] = field(default_factory=list)
+    # The subset of `problems` about those keys: why the configured model may not work.
+    model_problems: list[str] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -98,9 +107,15 @@ def parse_config_text(
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
-        layer.problems.append(_syntax_message(path, text, error))
+        message = _syntax_message(path, text, error)
+        layer.problems.append(message)
+        lines = KeyLines(text)
+        layer.model_keys = [key for key in MODEL_KEYS if lines.mentions(key)]
+        if layer.model_keys:
+            layer.model_problems.append(message)
         return layer
     layer.loaded = True
+    layer.model_keys = [key for key in MODEL_KEYS if key in data]
     _Reader(layer, KeyLines(text)).read(data)
     return layer
 
@@ -128,6 +143,8 @@ class _Reader:
         where = display_path(self.layer.path)
         prefix = f"{where} line {line}" if line is not None else where
         self.layer.problems.append(f"{prefix}: {message}")
+        if path[0] in MODEL_KEYS:
+            self.layer.model_problems.append(f"{prefix}: {message}")
 
     def unknown(self, path: tuple[str, ...], known: list[str], what: str = "key") -> None:
         name = path[-1]
@@ -285,6 +302,10 @@ class KeyLines:
 
     def _note(self, path: tuple[str, ...], number: int) -> None:
         self._lines.setdefault(path, number)
+
+    def mentions(self, top: str) -> bool:
+        """Whether the text sets the top-level key `top` or anything in its table."""
+        return any(path[0] == top for path in self._lines)
 
     def line_of(self, path: tuple[str, ...]) -> int | None:
         """The key's line, or its nearest table's (keys inside inline tables are not indexed)."""

@@ -54,6 +54,8 @@ def _model(config: Config) -> str:
         ("model", model.model or "-", model.model_source or "-"),
         ("api key", model.api_key_status, ""),
     ]
+    if config.model_errors:
+        rows.append(("usable", "no: ink and ink -p refuse to start (see Problems)", ""))
     return _section("Model", rows)
 
 
