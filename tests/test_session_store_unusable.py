@@ -141,6 +141,8 @@ async def test_the_app_says_the_session_is_not_saved_and_why_and_still_works(
         [notice] = [n for n in notices(app) if "not being saved" in n.text]
         assert notice.level == "warning"
         assert f"{root} is a file, not a folder" in notice.text
+        # One clear notice, not a second one about the input history's file.
+        assert not any("input history" in n.text for n in notices(app))
         await type_text(pilot, "hello")
         await pilot.press("enter")
         await app.controller.wait_idle()

@@ -30,7 +30,9 @@ class InputHistoryStore:
         self.warning = None
         try:
             data = json.loads(self.path.read_bytes())
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
+            # NotADirectoryError: a file sits where the store's folder should be, so there
+            # is no history yet; the app reports the unusable store when the session starts.
             return []
         except (OSError, ValueError) as error:
             self.warning = f"could not read the input history {self.path}: {error}"
