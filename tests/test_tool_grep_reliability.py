@@ -4,9 +4,7 @@ the call at once, and the Python fallback gives up after its time budget."""
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -19,13 +17,11 @@ from ink_tui.core.tool_api import ToolError
 from ink_tui.tools.grep import GrepTool
 from ink_tui.tools.grep_ripgrep import find_ripgrep
 from tests.tool_fixtures import make_ctx, make_ctx_with_abort, write_tree
+from tests.tool_loop_probe import PROBE_TIMEOUT_S, run_probe
 
 # Exponential backtracking in Python's `re`: each line is 2**40 steps of work.
 RUNAWAY = "(a+)+$"
 RUNAWAY_TEXT = ("a" * 40 + "!\n") * 3
-ROOT = Path(__file__).resolve().parent.parent
-# The probe process reports within a second or two unless its event loop is starved.
-PROBE_TIMEOUT_S = 15
 
 
 @pytest.fixture
@@ -34,7 +30,7 @@ def runaway_tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run_probe(workspace: Path, use_ripgrep: bool, abort_after: float) -> dict[str, Any]:
+def probe_grep(workspace: Path, use_ripgrep: bool, abort_after: float) -> dict[str, Any]:
     spec = {
         "tool": "grep",
         "args": {"pattern": RUNAWAY},
@@ -42,18 +38,9 @@ def run_probe(workspace: Path, use_ripgrep: bool, abort_after: float) -> dict[st
         "abort_after": abort_after,
         "use_ripgrep": use_ripgrep,
     }
-    try:
-        done = subprocess.run(
-            [sys.executable, "-m", "tests.tool_loop_probe", json.dumps(spec)],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=PROBE_TIMEOUT_S,
-        )
-    except subprocess.TimeoutExpired:
+    report = run_probe(spec)
+    if report is None:
         pytest.fail(f"the event loop froze: the probe did not report within {PROBE_TIMEOUT_S} s")
-    assert done.returncode == 0, done.stderr
-    report: dict[str, Any] = json.loads(done.stdout)
     return report
 
 
@@ -63,7 +50,7 @@ def test_a_runaway_regex_never_starves_the_event_loop(
 ) -> None:
     if use_ripgrep and find_ripgrep() is None:
         pytest.skip("ripgrep (rg) cannot be found")
-    report = run_probe(runaway_tree, use_ripgrep, abort_after=0.5)
+    report = probe_grep(runaway_tree, use_ripgrep, abort_after=0.5)
     # Heartbeats every 10 ms: a gap of a quarter second means the loop was held.
     assert report["max_gap"] < 0.25, report
     assert report["beats"] >= 20, report

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,26 @@ from ink_tui.core.abort import AbortController, AbortError
 from ink_tui.core.tool_api import Tool, ToolContext, ToolError
 
 HEARTBEAT_S = 0.01
+ROOT = Path(__file__).resolve().parent.parent
+# The probe reports within a second or two unless its event loop is starved.
+PROBE_TIMEOUT_S = 15
+
+
+def run_probe(spec: dict[str, Any]) -> dict[str, Any] | None:
+    """The probe's report, or None when it did not report in time (the loop froze)."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "tests.tool_loop_probe", json.dumps(spec)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=PROBE_TIMEOUT_S,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    assert done.returncode == 0, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
 
 
 def _tool(spec: dict[str, Any]) -> Tool:
@@ -27,6 +48,10 @@ def _tool(spec: dict[str, Any]) -> Tool:
         from ink_tui.tools.grep import GrepTool
 
         return GrepTool(use_ripgrep=spec.get("use_ripgrep"))
+    if spec["tool"] == "find" and "budget_s" in spec:
+        from ink_tui.tools.find import FindTool
+
+        return FindTool(budget_s=spec["budget_s"])
     from ink_tui.tools import default_tools
 
     return next(tool for tool in default_tools() if tool.name == spec["tool"])

@@ -1,8 +1,11 @@
-"""The `find` tool: files whose workspace-relative path matches a glob."""
+"""The `find` tool: files whose workspace-relative path matches a glob.
+
+The walk runs in a child process (find_worker.py) with a time budget, so a glob whose
+regex backtracks for ages cannot freeze the app.
+"""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 from collections.abc import Callable
@@ -11,12 +14,15 @@ from typing import Any
 
 from pathspec import GitIgnoreSpec
 
-from ink_tui.core.tool_api import ToolContext, ToolLimits, ToolResult
+from ink_tui.core.tool_api import ToolContext, ToolError, ToolLimits, ToolResult
+from ink_tui.tools.child_process import ChildTimeout, run_in_child
 from ink_tui.tools.globs import compile_glob
 from ink_tui.tools.paths import workspace_root
 from ink_tui.tools.walk import walk_files
 
 _DEFAULTS = ToolLimits()
+# Long enough for a big tree in pure Python; short enough to report a runaway glob.
+FIND_BUDGET_S = 20.0
 
 
 class FindTool:
@@ -31,7 +37,9 @@ class FindTool:
     )
     concurrency_safe = True
 
-    def __init__(self) -> None:
+    def __init__(self, budget_s: float = FIND_BUDGET_S) -> None:
+        """`budget_s`: how long the walk may take before the call gives up."""
+        self._budget_s = budget_s
         # Built per instance: the schema is a mutable dict handed to the scheduler.
         self.parameters: dict[str, Any] = {
             "type": "object",
@@ -49,9 +57,20 @@ class FindTool:
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         root = workspace_root(ctx.workspace)
         pattern = _relative_pattern(args["pattern"].strip(), root)
-        spec = compile_glob(pattern)
+        compile_glob(pattern)
+        request = {"root": str(root), "pattern": pattern}
         async with ctx.signal.scope():
-            found = await asyncio.to_thread(_find, root, spec, lambda: ctx.signal.aborted)
+            try:
+                answer = await run_in_child(
+                    "ink_tui.tools.find_worker", request, self._budget_s, root
+                )
+            except ChildTimeout:
+                raise ToolError(
+                    f"find gave up after {self._budget_s:g} s: matching {pattern!r} took too "
+                    "long (many `*` in one name can make a glob very slow). Simplify the "
+                    "pattern"
+                ) from None
+        found = [str(path) for path in answer["found"]]
         if not found:
             details = {"files": 0, "shown": 0, "total": 0}
             return ToolResult(f"no files match {pattern!r}", details=details)
@@ -81,7 +100,8 @@ def _relative_pattern(pattern: str, root: Path) -> str:
     return pattern
 
 
-def _find(root: Path, spec: GitIgnoreSpec, should_stop: Callable[[], bool]) -> list[str]:
+def find_files(root: Path, spec: GitIgnoreSpec, should_stop: Callable[[], bool]) -> list[str]:
+    """Workspace-relative paths of the files `spec` matches, walk order. Blocking."""
     found: list[str] = []
     for path in walk_files(root, root, should_stop=should_stop):
         relative = path.relative_to(root).as_posix()
