@@ -18,7 +18,14 @@ from ink_tui.tools import jobs
 from ink_tui.tools.bash import BashTool
 from ink_tui.tools.job_exit import exit_hook, guard_exit
 from ink_tui.tools.orphans import adopt_orphans
-from tests.process_markers import ESCAPE_FORMS, alive, kill_marked, new_marker, wait_alive
+from tests.process_markers import (
+    ESCAPE_FORMS,
+    alive,
+    kill_marked,
+    new_marker,
+    wait_alive,
+    wait_gone,
+)
 from tests.tool_fixtures import make_ctx, make_ctx_with_abort
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
@@ -105,12 +112,17 @@ async def test_every_form_at_once_is_listed_and_stopped_one_by_one(tmp_path: Pat
 
 
 async def test_a_job_that_ends_on_its_own_leaves_the_list(tmp_path: Path) -> None:
-    result = await BashTool().execute({"command": "sleep 0.3 &"}, make_ctx(tmp_path))
-    assert not result.is_error
-    ours = [job for job in jobs.scan_jobs() if job.argv == "sleep 0.3"]
-    assert len(ours) == 1
-    await asyncio.sleep(0.5)
-    assert [job for job in jobs.scan_jobs() if job.pid == ours[0].pid] == []
+    # A marker that is also a short life: about a second.
+    marker = new_marker().replace("300.", "1.", 1)
+    command = f"sleep {marker} >/dev/null 2>&1 &"
+    try:
+        result = await BashTool().execute({"command": command}, make_ctx(tmp_path))
+        assert not result.is_error
+        assert len(listed(marker)) == 1
+        await asyncio.to_thread(wait_gone, [marker], 5.0)
+        assert listed(marker) == []
+    finally:
+        kill_marked(marker)
 
 
 def test_picking_jobs_by_number_or_pid() -> None:
