@@ -1,11 +1,24 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests.scripted_server import ScriptedServer
+
+# Property tests drive a real event loop and real subprocesses: no per-example deadline.
+# "ink" (the default) keeps the suite fast; `pytest --hypothesis-profile=long` (or
+# HYPOTHESIS_PROFILE=long) runs thousands of examples.
+settings.register_profile(
+    "ink", max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "long", max_examples=3000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ink"))
 
 
 @pytest.fixture
