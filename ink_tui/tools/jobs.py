@@ -288,6 +288,10 @@ def _jobs_in(snap: Snapshot) -> list[Job]:
     found.sort(key=lambda item: (item[0].serial, item[1].start, item[1].pid))
     jobs = []
     with _lock:
+        # A number lives as long as its process.
+        current = {proc.key for _, proc in found}
+        for key in [key for key in _numbers if key not in current]:
+            del _numbers[key]
         for entry, proc in found:
             number = _numbers.get(proc.key)
             if number is None:
