@@ -72,8 +72,25 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument(
         "--no-session", action="store_true", help="write nothing to disk for this session"
     )
+    parser.add_argument(
+        "--mode",
+        choices=["tui", "rpc"],
+        default="tui",
+        help="rpc: JSON lines on stdin/stdout for programs (see docs/rpc.md)",
+    )
     parser.add_argument("--version", action="version", version=f"ink {__version__}")
     return parser
+
+
+# The flags a program-driven session takes from the command line (RPC mode).
+_SESSION_FLAGS = (
+    "model",
+    "base_url",
+    "api_key",
+    "max_iterations",
+    "steering_mode",
+    "follow_up_mode",
+)
 
 
 def _config_command(argv: Sequence[str]) -> int:
@@ -114,6 +131,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not workspace.is_dir():
         print(f"ink: workspace {workspace} is not a folder", file=sys.stderr)
         return 2
+
+    if args.mode == "rpc":
+        from ink_tui.modes.rpc_mode import main as rpc_main
+
+        if args.resume == "":
+            print("ink: --mode rpc cannot show a picker: give -r ID", file=sys.stderr)
+            return 2
+
+        flags = {name: getattr(args, name) for name in _SESSION_FLAGS}
+        return rpc_main(
+            workspace,
+            flags,
+            resume=args.resume or None,
+            continue_=args.continue_,
+            record=not args.no_session,
+        )
 
     from ink_tui.session.config import load_config
 

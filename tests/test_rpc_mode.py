@@ -243,9 +243,18 @@ async def test_stdout_holds_protocol_lines_only_and_the_session_resumes_in_ink_c
         cwd=workspace, env=env, stdout=asyncio.subprocess.PIPE,
     )  # fmt: skip
     out, _ = await again.communicate()
-    if user_texts(server.requests[-1]) != ["save me", "and now?"]:
-        pytest.xfail("ink -c -p does not continue sessions yet (issue 9, defect 8)")
+    assert user_texts(server.requests[-1]) == ["save me", "and now?"]
     assert out.decode().strip() == "resumed"
+
+
+async def test_a_model_that_cannot_be_used_is_refused_never_the_demo(
+    workspace: Path, env: dict[str, str]
+) -> None:
+    client = await RpcClient.spawn(["--model", "gpt-nothing"], cwd=workspace, env=env)
+    assert await client.close() == 2
+    start = client.seen[0]
+    assert start["command"] == "start" and start["success"] is False
+    assert "cannot be used" in start["error"]
 
 
 def _processes_with(marker: str) -> list[int]:

@@ -13,5 +13,13 @@ from ink_tui.api.session import (
     QueueEntryGone,
     SessionBusy,
 )
+from ink_tui.api.session_open import ModelConfigError
 
-__all__ = ["AgentSession", "PromptResult", "QueueEntryGone", "QueuedInput", "SessionBusy"]
+__all__ = [
+    "AgentSession",
+    "ModelConfigError",
+    "PromptResult",
+    "QueueEntryGone",
+    "QueuedInput",
+    "SessionBusy",
+]

@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from ink_tui.session.session_writer import SessionWriter
 
 
+class ModelConfigError(ValueError):
+    """A model was configured but cannot be used; `str()` says what and where."""
+
+
 @dataclass(slots=True)
 class SessionParts:
     controller: RunController
@@ -32,11 +36,14 @@ def open_parts(
     continue_: bool = False,
     record: bool = True,
 ) -> SessionParts:
-    """Raises `SessionLookupError` for an unknown id, `SessionFileError` for a file that
-    cannot be read, `OSError` when the session store cannot be written."""
+    """Raises `ModelConfigError` for a configured model that cannot be used,
+    `SessionLookupError` for an unknown id, `SessionFileError` for a file that cannot be
+    read, `OSError` (a `SessionStoreError` names path and cause) when the session store
+    cannot be written."""
     from ink_tui.assemble import assemble_controller
-    from ink_tui.session.catalog import find_session, newest_session
     from ink_tui.session.config import load_config
+    from ink_tui.session.model_errors import render_model_errors
+    from ink_tui.session.session_choice import choose_session
     from ink_tui.session.session_reader import load_session
     from ink_tui.session.session_recorder import SessionRecorder
     from ink_tui.session.session_writer import SessionWriter
@@ -45,18 +52,15 @@ def open_parts(
     if not workspace.is_dir():
         raise NotADirectoryError(f"workspace {workspace} is not a folder")
     config = load_config(workspace, flags={k: v for k, v in flags.items() if v is not None})
-    warnings = list(config.problems)
+    if config.model_errors:
+        # Never the demo in its place: its answers would pass for the configured model's.
+        raise ModelConfigError("\n".join(render_model_errors(config)))
+    warnings = [p for p in config.problems if p not in config.model_errors]
 
-    path: Path | None = None
-    if resume:
-        path = find_session(workspace, resume).path
-    elif continue_:
-        newest = newest_session(workspace)
-        if newest is None:
-            warnings.append("no earlier session in this workspace; this is a new one")
-        else:
-            path = newest.path
-    loaded = load_session(path) if path is not None else None
+    choice = choose_session(workspace, continue_=continue_, resume=resume)
+    if choice.note:
+        warnings.append(choice.note)
+    loaded = load_session(choice.path) if choice.path is not None else None
     if loaded is not None:
         warnings.extend(loaded.warnings)
 
