@@ -1,9 +1,11 @@
 """A real loopback HTTP server that speaks OpenAI-compatible chat completions from a script.
 
 Tests push replies in the order requests will arrive; each reply is a status, headers and
-a list of steps (bytes to send, a pause, or a gate the test opens). Every request body is
-recorded, so a test asserts on exactly what the model would have received. The server
-notices when a client hangs up mid-stream (`disconnects`).
+a list of steps (bytes to send, a pause, a gate the test opens, or a `Drop` that cuts the
+connection mid-body). A reply may also hold its headers back (`before_headers`), as a
+server still loading a model does. Every request body is recorded, so a test asserts on
+exactly what the model would have received. The server notices when a client hangs up
+mid-stream (`disconnects`).
 
 It runs in a thread so it serves any event loop (pytest-asyncio's, Textual's) alike.
 """
@@ -38,7 +40,12 @@ class Gate:
         self.event.set()
 
 
-Step = bytes | str | Pause | Gate
+@dataclass
+class Drop:
+    """Cut the connection here (a reset, no end of body): a server or proxy that died."""
+
+
+Step = bytes | str | Pause | Gate | Drop
 
 
 @dataclass
@@ -48,6 +55,9 @@ class Reply:
     headers: dict[str, str] = field(default_factory=lambda: {"Content-Type": "text/event-stream"})
     # Send nothing and close the socket: a connection reset as the client sees it.
     drop_connection: bool = False
+    # Held before the status line is sent: a server that accepted the request and is
+    # still thinking (or stuck) before it answers at all.
+    before_headers: Pause | Gate | None = None
 
 
 def sse(obj: Any) -> str:
@@ -215,7 +225,7 @@ class ScriptedServer:
 
     def close(self) -> None:
         for reply in self._replies:
-            for step in reply.steps:
+            for step in [*reply.steps, reply.before_headers]:
                 if isinstance(step, Gate):
                     step.open()
         self._httpd.shutdown()
@@ -225,11 +235,14 @@ class ScriptedServer:
 
     def _serve(self, handler: BaseHTTPRequestHandler, reply: Reply, index: int) -> None:
         if reply.drop_connection:
-            handler.connection.setsockopt(
-                socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
-            )
-            handler.close_connection = True
+            _reset(handler)
             return
+        if reply.before_headers is not None:
+            try:
+                self._hold(handler.connection, reply.before_headers)
+            except ConnectionResetError:
+                self._note_hang_up(handler, index)
+                return
         handler.send_response(reply.status)
         for name, value in reply.headers.items():
             handler.send_header(name, value)
@@ -247,14 +260,12 @@ class ScriptedServer:
         conn = handler.connection
         try:
             for step in reply.steps:
-                if isinstance(step, Pause):
-                    if self._hung_up_within(conn, step.seconds):
-                        raise ConnectionResetError
-                elif isinstance(step, Gate):
-                    step.reached.set()
-                    while not step.event.is_set():
-                        if self._hung_up_within(conn, 0.02):
-                            raise ConnectionResetError
+                if isinstance(step, Pause | Gate):
+                    self._hold(conn, step)
+                elif isinstance(step, Drop):
+                    handler.wfile.flush()
+                    _reset(handler)
+                    return
                 else:
                     data = _as_bytes(step)
                     handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
@@ -262,10 +273,24 @@ class ScriptedServer:
             handler.wfile.write(b"0\r\n\r\n")
             handler.wfile.flush()
         except (ConnectionResetError, BrokenPipeError):
-            with self._lock:
-                self.disconnects.append(index)
-            self.disconnected.set()
-            handler.close_connection = True
+            self._note_hang_up(handler, index)
+
+    def _hold(self, conn: socket.socket, step: Pause | Gate) -> None:
+        """Wait out a pause or a gate; ConnectionResetError if the client hangs up meanwhile."""
+        if isinstance(step, Pause):
+            if self._hung_up_within(conn, step.seconds):
+                raise ConnectionResetError
+            return
+        step.reached.set()
+        while not step.event.is_set():
+            if self._hung_up_within(conn, 0.02):
+                raise ConnectionResetError
+
+    def _note_hang_up(self, handler: BaseHTTPRequestHandler, index: int) -> None:
+        with self._lock:
+            self.disconnects.append(index)
+        self.disconnected.set()
+        handler.close_connection = True
 
     @staticmethod
     def _hung_up_within(conn: socket.socket, seconds: float) -> bool:
@@ -281,6 +306,14 @@ class ScriptedServer:
                     return True
             if remaining <= 0:
                 return False
+
+
+def _reset(handler: BaseHTTPRequestHandler) -> None:
+    # A zero linger time makes closing the socket send a reset instead of a clean end.
+    handler.connection.setsockopt(
+        socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
+    )
+    handler.close_connection = True
 
 
 def _as_bytes(step: bytes | str) -> bytes:

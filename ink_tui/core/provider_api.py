@@ -46,11 +46,41 @@ class RetryScheduled:
 
 
 @dataclass(slots=True)
+class Waiting:
+    """Nothing has come from the server for `seconds`; the attempt gives up at `limit`.
+
+    Sent a few seconds into a silence and then about every second, so a slow or stuck
+    server is never silent on screen; `over` (sent once bytes flow again) ends it.
+    """
+
+    seconds: float
+    limit: float
+    over: bool = False
+
+
+@dataclass(slots=True)
 class ReplyDone:
     message: AssistantMessage
 
 
-StreamEvent = TextChunk | ThinkingChunk | RetryScheduled | ReplyDone
+StreamEvent = TextChunk | ThinkingChunk | RetryScheduled | Waiting | ReplyDone
+
+
+@dataclass(frozen=True, slots=True)
+class StreamTimeouts:
+    """How long one model request may stay quiet, and last, before it is given up.
+
+    `first_byte_s` runs from sending the request to the first byte of the reply's body
+    (a local model may load and read the prompt for minutes first); `idle_s` is the
+    longest gap between two reads after that; `attempt_s` bounds one attempt whole.
+    """
+
+    first_byte_s: float = 120.0
+    idle_s: float = 60.0
+    attempt_s: float = 600.0
+    # A silence this long is reported (`Waiting`), then again every `notice_every_s`.
+    notice_after_s: float = 3.0
+    notice_every_s: float = 1.0
 
 
 class ProviderError(Exception):

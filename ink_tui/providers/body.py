@@ -70,11 +70,12 @@ class BodyReader:
         if not task.cancelled():
             task.exception()  # seen here, or deliberately dropped: never "never retrieved"
 
-    async def read(self) -> bytes | None:
+    async def read(self, wait: float | None = None) -> bytes | None:
         """The bytes that arrived since the last call (waiting for some); None at the end.
 
-        Raises `AbortError` once the signal has fired, and the transport's own
-        `httpx.HTTPError` when the body broke off.
+        Raises `AbortError` once the signal has fired, the transport's own
+        `httpx.HTTPError` when the body broke off, and `TimeoutError` when nothing came
+        within `wait` seconds (the body is still read on; call again to go on waiting).
         """
         task = self._task
         assert task is not None, "read() needs `async with BodyReader(...)`"
@@ -91,7 +92,9 @@ class BodyReader:
                 return None
             arrived = self._arrived = asyncio.get_running_loop().create_future()
             try:
-                await arrived
+                # Only a read that has to wait pays for a timer.
+                async with asyncio.timeout(wait):
+                    await arrived
             finally:
                 self._arrived = None
 

@@ -36,11 +36,21 @@ from ink_tui.core.provider_api import (
     ReplyDone,
     RetryScheduled,
     StreamEvent,
+    StreamTimeouts,
+    TextChunk,
+    ThinkingChunk,
+    Waiting,
 )
 from ink_tui.providers.body import BodyReader
-from ink_tui.providers.openai_errors import REASON_LIMIT, server_message, shorten
+from ink_tui.providers.openai_errors import (
+    REASON_LIMIT,
+    looks_like_html,
+    server_message,
+    shorten,
+)
 from ink_tui.providers.openai_reply import ReplyBuilder, ShownChunk
 from ink_tui.providers.openai_request import build_body
+from ink_tui.providers.reply_end import CUT, HEAD_LIMIT, judge_end
 from ink_tui.providers.retry import (
     RetryPolicy,
     TransientFailure,
@@ -50,15 +60,19 @@ from ink_tui.providers.retry import (
     retry_after_from,
     transport_failure,
 )
-from ink_tui.providers.sse import SSEParser
+from ink_tui.providers.sse import SSEEvent, SSEParser
+from ink_tui.providers.stream_watch import StreamWatch, seconds
 
 T = TypeVar("T")
 
-# Reasoning models may think for minutes before the first token, so the read timeout
-# (the gap between two chunks) is generous; connecting should never take long.
+# Connecting should never take long. For a reply, silences are timed by `StreamWatch`
+# (`StreamTimeouts`); the read timeout here bounds other requests (listing models), and
+# for a reply it is only a backstop past the watch's own limits.
 DEFAULT_TIMEOUT = httpx.Timeout(connect=15.0, read=300.0, write=60.0, pool=15.0)
+_BACKSTOP_S = 30.0
 
 _ERROR_BODY_LIMIT = 64 * 1024  # never buffer a huge error page
+_WHOLE_BODY_LIMIT = 64 * 1024 * 1024  # a non-streamed completion is read whole; not more
 # After `[DONE]` we read on to the end of the body so the connection can be reused, but
 # not for long: a server that keeps the stream open must not stall the reply.
 _DRAIN_SECONDS = 1.0
@@ -79,12 +93,21 @@ class OpenAICompatProvider:
         client: httpx.AsyncClient | None = None,
         base_delay: float = 1.0,
         max_delay: float = 30.0,
+        timeouts: StreamTimeouts | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         # Empty until discovered from `/models` when the user named no model.
         self.model: str = model or ""
         self._api_key = api_key or None
         self._timeout = timeout if isinstance(timeout, httpx.Timeout) else httpx.Timeout(timeout)
+        self._timeouts = timeouts or StreamTimeouts()
+        backstop = max(self._timeouts.first_byte_s, self._timeouts.idle_s) + _BACKSTOP_S
+        self._stream_timeout = httpx.Timeout(
+            connect=self._timeout.connect,
+            read=backstop,
+            write=self._timeout.write,
+            pool=self._timeout.pool,
+        )
         self._policy = RetryPolicy(
             max_attempts=max_attempts, base_delay=base_delay, max_delay=max_delay
         )
@@ -138,23 +161,34 @@ class OpenAICompatProvider:
         while True:
             attempt += 1
             reply = ReplyBuilder(model, self._shown(url), self._redact)
-            yielded = False
+            shown_text = False
             failure: TransientFailure | None = None
             try:
                 async with aclosing(self._attempt(url, body, reply, signal)) as events:
                     async for event in events:
-                        yielded = True
+                        if isinstance(event, TextChunk | ThinkingChunk):
+                            shown_text = True
                         yield event
             except TransientFailure as exc:
                 failure = exc
             if failure is not None:
-                if yielded:
+                if shown_text:
                     # The user has already seen part of this reply; a second attempt
                     # would show a different one after it.
                     raise ProviderError(
                         f"{failure.detail} (part of the reply had already arrived, "
                         "so it was not retried)",
                         status=failure.status,
+                    ) from None
+                wait = failure.retry_after
+                if wait is not None and wait > policy.max_retry_after:
+                    # Waiting that long in an interactive tool is worse than saying so;
+                    # capping the wait would only ask again too early.
+                    raise ProviderError(
+                        f"{failure.detail}; the server asked to wait {seconds(wait)} s; "
+                        f"not retrying (ink waits at most {seconds(policy.max_retry_after)} s)",
+                        status=failure.status,
+                        retryable=True,
                     ) from None
                 if attempt >= policy.max_attempts:
                     raise ProviderError(
@@ -172,71 +206,171 @@ class OpenAICompatProvider:
 
     async def _attempt(
         self, url: str, body: dict[str, Any], reply: ReplyBuilder, signal: AbortSignal
-    ) -> AsyncGenerator[ShownChunk, None]:
+    ) -> AsyncGenerator[ShownChunk | Waiting, None]:
         shown = self._shown(url)
+        watch = StreamWatch(self._timeouts, shown)
         request = self._client.build_request(
             "POST",
             url,
             json=body,
             headers=self._headers("text/event-stream"),
-            timeout=self._timeout,
+            timeout=self._stream_timeout,
         )
+        response: httpx.Response | None = None
+        signal.raise_if_aborted()
+        # Sent from a task of its own, so a server that is slow to answer at all can be
+        # reported (`Waiting`) and given up on, like one that is slow to stream.
+        sending = asyncio.ensure_future(self._client.send(request, stream=True))
         try:
-            response = await _guarded(signal, self._client.send(request, stream=True))
+            while not sending.done():
+                async with signal.scope():
+                    await asyncio.wait((sending,), timeout=watch.patience())
+                if not sending.done():
+                    yield watch.quiet()
+            response = sending.result()
         except httpx.HTTPError as exc:
             raise self._transport_error(exc, shown) from exc
+        finally:
+            if response is None:
+                await _cancel_sending(sending)
         try:
             if not response.is_success:
                 await self._raise_for_status(response, shown, signal)
-            if response.headers.get("content-type", "").startswith("application/json"):
-                # The server ignored `stream: true` and sent the whole completion at once.
-                whole = await self._read(response.aread(), shown, signal)
-                reply.feed(whole.decode("utf-8", "replace"))
-                for event in reply.take():
-                    yield event
-                return
-            parser = SSEParser()
+            content_type = response.headers.get("content-type", "").lower()
             async with BodyReader(response, signal) as stream:
-                while True:
-                    try:
-                        # No scope here: the reader answers the signal itself.
-                        data = await self._read(stream.read(), shown, None)
-                    except TransientFailure:
-                        if not reply.finished:
-                            raise
-                        # The finish reason has arrived, so the reply is whole; a server
-                        # that hangs up instead of ending the body cleanly lost us nothing.
-                        data = None
-                    sse_events = parser.feed(data) if data is not None else parser.close()
-                    done = False
-                    failure: Exception | None = None
-                    try:
-                        for sse_event in sse_events:
-                            if _is_done(sse_event.data):
-                                done = True
-                                break
-                            reply.feed(sse_event.data, sse_event.event)
-                    except (ProviderError, TransientFailure) as exc:
-                        # What came before the error in this read is shown first, as it
-                        # would have been had it arrived in a read of its own.
-                        failure = exc
+                if content_type.startswith("application/json"):
+                    # The server ignored `stream: true` and sent the whole completion at once.
+                    events = self._whole(stream, watch, reply, shown)
+                elif content_type.startswith("text/html"):
+                    events = self._page(stream, watch, reply, shown)
+                else:
+                    events = self._events(stream, watch, reply, shown)
+                async with aclosing(events):
+                    async for event in events:
+                        yield event
+        finally:
+            await response.aclose()
+
+    async def _events(
+        self, stream: BodyReader, watch: StreamWatch, reply: ReplyBuilder, shown: str
+    ) -> AsyncGenerator[ShownChunk | Waiting, None]:
+        """An event stream: shown as it arrives, then judged whole or not."""
+        parser = SSEParser()
+        head = bytearray()
+        done = False
+        cause: str | None = None
+        try:
+            async with aclosing(self._pieces(stream, watch)) as pieces:
+                async for piece in pieces:
+                    if isinstance(piece, Waiting):
+                        yield piece
+                        continue
+                    if len(head) < HEAD_LIMIT:
+                        head += piece[: HEAD_LIMIT - len(head)]
+                    done, failure = _feed(parser.feed(piece), reply)
                     for event in reply.take():
                         yield event
                     if failure is not None:
                         raise failure
                     if done:
-                        await self._drain(stream)
-                        return
-                    if data is None:
-                        return  # no `[DONE]`: the end of the body ends the reply
-        finally:
-            await response.aclose()
-
-    async def _read(self, awaitable: Awaitable[T], shown: str, signal: AbortSignal | None) -> T:
-        try:
-            return await _guarded(signal, awaitable)
+                        break
         except httpx.HTTPError as exc:
+            cause = self._cause(exc, shown)
+        if cause is None and not done:
+            # The end of the body: an event left without its blank line still counts.
+            done, failure = _feed(parser.close(), reply)
+            for event in reply.take():
+                yield event
+            if failure is not None:
+                raise failure
+        problem = judge_end(reply, source=shown, head=bytes(head), done=done, cause=cause)
+        if problem is not None:
+            raise problem
+        if done:
+            await self._drain(stream)
+
+    async def _whole(
+        self, stream: BodyReader, watch: StreamWatch, reply: ReplyBuilder, shown: str
+    ) -> AsyncGenerator[ShownChunk | Waiting, None]:
+        """A completion sent as one JSON body (`stream: true` ignored)."""
+        parts: list[bytes] = []
+        size = 0
+        try:
+            async with aclosing(self._pieces(stream, watch)) as pieces:
+                async for piece in pieces:
+                    if isinstance(piece, Waiting):
+                        yield piece
+                        continue
+                    parts.append(piece)
+                    size += len(piece)
+                    if size > _WHOLE_BODY_LIMIT:
+                        raise ProviderError(
+                            f"the server sent a JSON body of over {_WHOLE_BODY_LIMIT >> 20} MiB "
+                            f"instead of a reply stream ({shown})"
+                        )
+        except httpx.HTTPError as exc:
+            cause = self._cause(exc, shown)
+            raise TransientFailure(
+                f"connection lost ({shorten(cause, 80)})", f"{CUT}: {cause} ({shown})"
+            ) from exc
+        whole = b"".join(parts)
+        text = whole.decode("utf-8", "replace")
+        if text.strip() and not looks_like_html(text):
+            reply.feed(text)
+            for event in reply.take():
+                yield event
+        problem = judge_end(reply, source=shown, head=whole[:HEAD_LIMIT], done=True, cause=None)
+        if problem is not None:
+            raise problem
+
+    async def _page(
+        self, stream: BodyReader, watch: StreamWatch, reply: ReplyBuilder, shown: str
+    ) -> AsyncGenerator[ShownChunk | Waiting, None]:
+        """An HTML page where a stream was expected: read its start, say what it is."""
+        head = bytearray()
+        cause: str | None = None
+        try:
+            async with aclosing(self._pieces(stream, watch)) as pieces:
+                async for piece in pieces:
+                    if isinstance(piece, Waiting):
+                        yield piece
+                        continue
+                    head += piece
+                    if len(head) >= HEAD_LIMIT:
+                        break
+        except httpx.HTTPError as exc:
+            cause = self._cause(exc, shown)
+        problem = judge_end(reply, source=shown, head=bytes(head), done=False, cause=cause)
+        if problem is not None:
+            raise problem
+
+    async def _pieces(
+        self, stream: BodyReader, watch: StreamWatch
+    ) -> AsyncGenerator[bytes | Waiting, None]:
+        """The body batch by batch, with `Waiting` during a silence, until its end.
+
+        Raises `ProviderError` when a silence or the attempt runs over its limit, and
+        the transport's `httpx.HTTPError` when the connection breaks.
+        """
+        while True:
+            try:
+                # No scope here: the reader answers the signal itself.
+                data = await stream.read(watch.patience())
+            except TimeoutError:
+                yield watch.quiet()
+                continue
+            if data is None:
+                return
+            over = watch.arrived()
+            if over is not None:
+                yield over
+            yield data
+
+    def _cause(self, exc: httpx.HTTPError, shown: str) -> str:
+        """What broke the body off, for the message; errors no retry can fix raise."""
+        if transport_failure(exc, shown) is None:
             raise self._transport_error(exc, shown) from exc
+        return describe_transport_error(exc)
 
     async def _drain(self, stream: BodyReader) -> None:
         try:
@@ -251,8 +385,9 @@ class OpenAICompatProvider:
     ) -> None:
         status = response.status_code
         try:
-            raw = await _guarded(signal, _read_capped(response))
-        except httpx.HTTPError:
+            async with asyncio.timeout(self._timeouts.idle_s):
+                raw = await _guarded(signal, _read_capped(response))
+        except (httpx.HTTPError, TimeoutError):
             raw = b""  # the status alone is still worth reporting
         message = server_message(raw.decode("utf-8", "replace")) or response.reason_phrase
         if response.is_redirect:
@@ -324,6 +459,33 @@ def _generator(chunks: AsyncIterator[bytes]) -> AsyncGenerator[bytes, None]:
     # httpx types its byte iterators loosely; they are async generators, which is what
     # `aclosing` needs to close them the moment we stop reading.
     return cast(AsyncGenerator[bytes, None], chunks)
+
+
+def _feed(events: list[SSEEvent], reply: ReplyBuilder) -> tuple[bool, Exception | None]:
+    """Feed one read's events; whether `[DONE]` came, and the error one of them raised.
+
+    The error is handed back rather than raised so that what came before it in the same
+    read is shown first, as it would have been had it arrived in a read of its own.
+    """
+    try:
+        for event in events:
+            if _is_done(event.data):
+                return True, None
+            reply.feed(event.data, event.event)
+    except (ProviderError, TransientFailure) as exc:
+        return False, exc
+    return False, None
+
+
+async def _cancel_sending(sending: asyncio.Future[httpx.Response]) -> None:
+    """Stop a request still waiting for its response; close a response that came anyway."""
+    if not sending.done():
+        sending.cancel()
+        await asyncio.wait((sending,))
+    if sending.cancelled():
+        return
+    if sending.exception() is None:  # retrieved either way: never "never retrieved"
+        await sending.result().aclose()
 
 
 def _is_done(data: str) -> bool:

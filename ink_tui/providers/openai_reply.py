@@ -77,11 +77,18 @@ class ReplyBuilder:
         self._shown: list[ShownChunk] = []
         self._run_kind: type[ShownChunk] = TextChunk
         self._run: list[str] = []
+        # What arrived, for telling a whole reply from a cut or a wrong one at the end:
+        # events with data, objects that were chat chunks, and the first that was not.
+        self.events = 0
+        self.chunks = 0
+        self.stray: str | None = None
+        self.stray_message = ""  # the error text such an object carried, if any
 
     def feed(self, data: str, event: str = "message") -> None:
         """Take the data of one SSE event; what it adds to show waits for `take()`."""
         if not data or data.isspace():
             return
+        self.events += 1
         try:
             obj = _parse_json(data)
         except ValueError:
@@ -95,6 +102,14 @@ class ReplyBuilder:
             raise ProviderError(f"{self._source} sent an unexpected chunk: {shorten(data, 200)!r}")
         if obj.get("error"):
             raise self._stream_error(obj["error"])
+        if not _is_chunk(obj):
+            # Judged at the end: a server may mix in objects of its own (progress, pings),
+            # but a stream of nothing else is not a reply.
+            if self.stray is None:
+                self.stray = shorten(self._redact(data), 200)
+                self.stray_message = shorten(self._redact(error_text(obj)), 200)
+            return
+        self.chunks += 1
         if isinstance(obj.get("usage"), dict):
             self._usage = parse_usage(obj["usage"])  # the latest report is the total
         model = obj.get("model")
@@ -216,6 +231,16 @@ class ReplyBuilder:
             reason = f"server error {status}: {shorten(message, REASON_LIMIT)}"
             return TransientFailure(reason, detail, status=status)
         return ProviderError(detail, status=status)
+
+
+def _is_chunk(obj: dict[str, Any]) -> bool:
+    """A chat completion chunk (or a whole completion): it has choices, usage or says so."""
+    kind = obj.get("object")
+    return (
+        "choices" in obj
+        or "usage" in obj
+        or (isinstance(kind, str) and kind.startswith("chat.completion"))
+    )
 
 
 def _parse_json(data: str) -> Any:

@@ -1,0 +1,73 @@
+"""Whether a reply that stopped arriving is whole, and if not, what arrived instead.
+
+A reply is whole once the model said why it stopped (a finish reason), or when the
+server ended the stream with `[DONE]` after real chunks (a few servers never send a
+finish reason). Anything else used to pass for a complete, empty or half answer; now it
+is a failure that says what came: nothing, an HTML page, a JSON object that is not a
+chunk, something that is not an event stream, or a stream cut before its end.
+
+A failure that may have come before anything was shown is a `TransientFailure`: another
+attempt may get a reply, and the provider retries only while nothing was shown. What
+another attempt cannot fix (a login page, a wrong endpoint) is a `ProviderError`.
+"""
+
+from __future__ import annotations
+
+from ink_tui.core.provider_api import ProviderError
+from ink_tui.providers.openai_errors import describe_html, looks_like_html, shorten
+from ink_tui.providers.openai_reply import ReplyBuilder
+from ink_tui.providers.retry import TransientFailure
+
+# The start of a body kept to say what it was when it turned out not to be a stream.
+HEAD_LIMIT = 64 * 1024
+CUT = "the stream ended before the model finished"
+
+
+def judge_end(
+    reply: ReplyBuilder, *, source: str, head: bytes, done: bool, cause: str | None
+) -> Exception | None:
+    """None when the reply is whole, else the error to raise.
+
+    `head` is the start of the body as it came, `done` whether `[DONE]` arrived, and
+    `cause` what broke the connection (None when the body ended cleanly).
+    """
+    if reply.finished:
+        return None
+    if reply.chunks:
+        if done and cause is None:
+            return None
+        why = cause or "the server closed the stream without a finish reason or [DONE]"
+        return TransientFailure(shorten(f"{CUT}: {why}", 120), f"{CUT}: {why} ({source})")
+    if reply.stray is not None:
+        said = f"; it says: {reply.stray_message}" if reply.stray_message else ""
+        return ProviderError(
+            "the server answered with a JSON object that is not a chat completion chunk: "
+            f"{reply.stray}{said} ({source}); check the base URL"
+        )
+    text = head.decode("utf-8", "replace").strip()
+    if cause is not None and not text:
+        return TransientFailure(
+            f"connection lost before the reply ({shorten(cause, 80)})",
+            f"{CUT}: {cause}, before any of the reply arrived ({source})",
+        )
+    if not text:
+        return TransientFailure(
+            "empty reply", f"the server answered 200 with an empty body ({source})"
+        )
+    if looks_like_html(text):
+        return ProviderError(
+            f"the server answered with {describe_html(text)}, not a reply stream ({source}); "
+            "check the base URL (a proxy or a login page may be in the way)"
+        )
+    if done:
+        return TransientFailure(
+            "no reply in the stream",
+            f"the server ended the stream ([DONE]) without sending any reply ({source})",
+        )
+    if reply.events == 0:
+        return ProviderError(
+            f"the server answered with something that is not an event stream: "
+            f"{shorten(text, 200)!r} ({source}); check the base URL"
+        )
+    why = cause or "no chat completion chunk arrived"
+    return TransientFailure(shorten(f"{CUT}: {why}", 120), f"{CUT}: {why} ({source})")

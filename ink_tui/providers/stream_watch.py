@@ -1,0 +1,105 @@
+"""The clock of one model request: how long the server has been quiet, and when to give up.
+
+Without it a server that sends its headers and then nothing held the reply for as long
+as the HTTP read timeout allowed, retries included, with nothing on screen. The watch
+gives each silence a limit (a long one until the first byte of the body arrives, since a
+local model may load and read the prompt first; a shorter one between bytes after that),
+bounds the attempt as a whole, and says `Waiting` a few seconds into any silence, so the
+user sees that the server, not ink, is what is slow.
+
+It holds no I/O: the provider asks `patience()` how long to wait for bytes, calls
+`arrived()` when some came and `quiet()` when none did in time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from ink_tui.core.provider_api import ProviderError, StreamTimeouts, Waiting
+
+# Timers may fire a hair before their deadline; a silence this close to a limit has reached it.
+_SLACK = 1e-3
+
+
+class StreamWatch:
+    def __init__(
+        self,
+        limits: StreamTimeouts,
+        source: str,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._limits = limits
+        self._source = source
+        self._clock = clock
+        self._started = self._last = clock()
+        self._streaming = False  # a byte of the body has arrived
+        self._waiting_shown = False  # a `Waiting` is out; the next bytes end it
+        self._next_notice = limits.notice_after_s
+
+    @property
+    def streaming(self) -> bool:
+        return self._streaming
+
+    def patience(self) -> float:
+        """Seconds to wait for bytes before calling `quiet()`."""
+        now = self._clock()
+        quiet = now - self._last
+        until_limit = self._quiet_limit(now) - quiet
+        return max(0.0, min(until_limit, self._next_notice - quiet))
+
+    def arrived(self) -> Waiting | None:
+        """Bytes of the body arrived; returns the event that ends a wait on screen, if any."""
+        self._last = self._clock()
+        self._streaming = True
+        self._next_notice = self._limits.notice_after_s
+        if self._waiting_shown:
+            self._waiting_shown = False
+            return Waiting(0.0, 0.0, over=True)
+        return None
+
+    def quiet(self) -> Waiting:
+        """`patience()` ran out: the next `Waiting`, or `ProviderError` once a limit is hit."""
+        now = self._clock()
+        quiet = self._quiet(now)
+        limits = self._limits
+        if now - self._started >= limits.attempt_s - _SLACK:
+            raise ProviderError(
+                f"the reply from {self._source} took longer than {seconds(limits.attempt_s)} s "
+                f"(request_timeout_s = {seconds(limits.attempt_s)}); stopped waiting for it"
+            )
+        if quiet >= self._phase_limit() - _SLACK:
+            raise ProviderError(self._silence_message())
+        self._waiting_shown = True
+        self._next_notice = quiet + limits.notice_every_s
+        return Waiting(quiet, self._quiet_limit(now))
+
+    def _quiet(self, now: float) -> float:
+        return now - self._last
+
+    def _phase_limit(self) -> float:
+        return self._limits.idle_s if self._streaming else self._limits.first_byte_s
+
+    def _quiet_limit(self, now: float) -> float:
+        """The silence at which this attempt ends: its phase's limit or the attempt's end."""
+        left = self._limits.attempt_s - (now - self._started)
+        return min(self._phase_limit(), self._quiet(now) + left)
+
+    def _silence_message(self) -> str:
+        limits = self._limits
+        if self._streaming:
+            return (
+                f"the stream stalled: {self._source} sent nothing for "
+                f"{seconds(limits.idle_s)} s in the middle of the reply "
+                f"(stream_idle_timeout_s = {seconds(limits.idle_s)})"
+            )
+        return (
+            f"{self._source} sent nothing for {seconds(limits.first_byte_s)} s after the "
+            f"request (first_token_timeout_s = {seconds(limits.first_byte_s)}; raise it for "
+            "a model that is slow to start)"
+        )
+
+
+def seconds(value: float) -> str:
+    """A number of seconds for a message: "60", "0.5", "3600"."""
+    return f"{value:.0f}" if value >= 10 or value == int(value) else f"{value:g}"
