@@ -15,6 +15,8 @@ from ink_tui.tools import TOOL_MODULE_NAMES
 
 CONTROLLER_MODULES = (
     "httpx",
+    # Checks tool arguments; left to the first tool call, its import froze the UI ~100 ms.
+    "jsonschema",
     "ink_tui.assemble",
     "ink_tui.control.controller",
     "ink_tui.core.loop",
