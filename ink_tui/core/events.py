@@ -141,6 +141,20 @@ class StateChange(Event):
     exit_code: int | None = None
 
 
+@dataclass(slots=True, kw_only=True)
+class ServerWaiting(Event):
+    """The server has sent nothing for `seconds` (the request gives up at `limit_s`).
+
+    Repeated about every second while the silence lasts; `over` once bytes flow again.
+    A retry, the next turn or the run's end also ends it.
+    """
+
+    type: ClassVar[str] = "server_waiting"
+    seconds: float
+    limit_s: float
+    over: bool = False
+
+
 NoticeLevel = Literal["info", "warning", "error"]
 
 

@@ -28,6 +28,7 @@ from ink_tui.core.events import (
     MessageEnd,
     Notice,
     RunStopReason,
+    ServerWaiting,
     TextDelta,
     ThinkingDelta,
     TurnEnd,
@@ -53,6 +54,7 @@ from ink_tui.core.provider_api import (
     RetryScheduled,
     TextChunk,
     ThinkingChunk,
+    Waiting,
 )
 from ink_tui.core.scheduler import ToolScheduler
 from ink_tui.core.tool_api import Tool, ToolContext, spec_of
@@ -178,6 +180,10 @@ class AgentLoop:
                     self.emit(ThinkingDelta(text=chunk.text))
                 elif isinstance(chunk, RetryScheduled):
                     self.emit(_retry_notice(chunk))
+                elif isinstance(chunk, Waiting):
+                    self.emit(
+                        ServerWaiting(seconds=chunk.seconds, limit_s=chunk.limit, over=chunk.over)
+                    )
                 elif isinstance(chunk, ReplyDone):
                     self.history.append(chunk.message)
                     self.emit(MessageEnd(message=chunk.message))
