@@ -1,7 +1,9 @@
 """Print mode (`ink -p`): one prompt in, the answer streamed to stdout.
 
 stdout carries only the answer text, so it can be piped; tool summaries (one line per
-call, in call order, from the ordered `tool_end` path), notices and errors go to stderr.
+call, in call order, from the ordered `tool_end` path), notices and errors go to stderr,
+and so does "waiting for the server (N s)" while the server sends nothing (once a few
+seconds into a silence, then every quarter of a minute), so a stuck server is not silent.
 Exit status: 0 completed, 1 failed (or stopped at max_iterations), 130 interrupted.
 The first Ctrl+C aborts the run; a second before it settles exits at once with 130.
 """
@@ -21,21 +23,37 @@ from ink_tui.core.events import (
     MessageEnd,
     Notice,
     RunEnd,
+    ServerWaiting,
     StateChange,
     TextDelta,
     ToolEnd,
 )
 from ink_tui.core.tool_summary import summary_line
 
+# Seconds of silence at which "waiting for the server" is first said, then how often.
+WAITING_FIRST_S = 5.0
+WAITING_EVERY_S = 15.0
+
 
 class PrintRenderer:
-    def __init__(self, out: TextIO, err: TextIO) -> None:
+    def __init__(
+        self,
+        out: TextIO,
+        err: TextIO,
+        *,
+        waiting_first_s: float = WAITING_FIRST_S,
+        waiting_every_s: float = WAITING_EVERY_S,
+    ) -> None:
         self.out = out
         self.err = err
         self.last_end: RunEnd | None = None
         self._out_at_line_start = True
         # Each reply of a run is its own paragraph.
         self._reply_ended = False
+        self._waiting_first_s = waiting_first_s
+        self._waiting_every_s = waiting_every_s
+        self._next_waiting_s = waiting_first_s
+        self._last_waiting_s = 0.0
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, TextDelta):
@@ -51,6 +69,8 @@ class PrintRenderer:
             self._reply_ended = self._reply_ended or bool(event.message.text)
         elif isinstance(event, ToolEnd):
             self._say(summary_line(event.call, event.result, event.duration_s))
+        elif isinstance(event, ServerWaiting):
+            self._waiting(event)
         elif isinstance(event, Notice) and event.kind != "interrupting":
             prefix = {"error": "error: ", "warning": "warning: "}.get(event.level, "")
             self._say(f"{prefix}{event.text}")
@@ -63,6 +83,22 @@ class PrintRenderer:
             self.out.write("\n")
             self.out.flush()
             self._out_at_line_start = True
+
+    def _waiting(self, event: ServerWaiting) -> None:
+        if event.over or event.seconds < self._last_waiting_s:
+            self._next_waiting_s = self._waiting_first_s  # a new silence starts the count
+        self._last_waiting_s = 0.0 if event.over else event.seconds
+        if event.over or event.seconds < self._next_waiting_s:
+            return
+        self._next_waiting_s = event.seconds + self._waiting_every_s
+        # Only stderr: stdout is the answer, and a line break there would change it.
+        if not self._out_at_line_start:
+            self.err.write("\n")
+        self.err.write(
+            f"ink: waiting for the server ({event.seconds:.0f} s; "
+            f"gives up at {event.limit_s:.0f} s)\n"
+        )
+        self.err.flush()
 
     def _say(self, line: str) -> None:
         # Keep the answer's lines whole when both streams share one terminal.

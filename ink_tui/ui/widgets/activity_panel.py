@@ -1,7 +1,9 @@
 """Live rows while a run works: the phase, and one row per tool call in flight.
 
 It takes no space when idle. Rows come from tool events: a concurrent call is "queued"
-until it gets a slot (`tool_running`), and leaves the panel when it settles.
+until it gets a slot (`tool_running`), and leaves the panel when it settles. While the
+model server sends nothing (`server_waiting`), the phase says so and counts the seconds,
+so a stuck server is never mistaken for a slow answer.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ink_tui.core.events import (
     Notice,
     RunEnd,
     RunStart,
+    ServerWaiting,
     TextDelta,
     ThinkingDelta,
     ToolEnd,
@@ -57,6 +60,9 @@ class ActivityPanel(Static):
         self.phase = ""
         self.phase_started = 0.0
         self.retry_until: float | None = None
+        # When the server's current silence began, and the silence it gives up at.
+        self.waiting_since: float | None = None
+        self.waiting_limit = 0.0
         self.rows: dict[str, _Row] = {}
         self._unsubscribe = lambda: None
 
@@ -72,6 +78,7 @@ class ActivityPanel(Static):
             self.phase = phase
             self.phase_started = clock.now()
             self.retry_until = None
+        self.waiting_since = None
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, RunStart):
@@ -90,7 +97,7 @@ class ActivityPanel(Static):
             # Deltas come by the thousand: repaint only when the phase changes; the
             # ticker keeps the elapsed time moving.
             phase = "thinking" if isinstance(event, ThinkingDelta) else "streaming the answer"
-            if phase == self.phase:
+            if phase == self.phase and self.waiting_since is None:
                 return
             self._set_phase(phase)
         elif isinstance(event, ToolStart):
@@ -104,6 +111,15 @@ class ActivityPanel(Static):
         elif isinstance(event, ToolSettled | ToolEnd):
             call_id = event.call_id if isinstance(event, ToolSettled) else event.call.id
             self.rows.pop(call_id, None)
+        elif isinstance(event, ServerWaiting):
+            if event.over:
+                self.waiting_since = None
+            elif self.waiting_since is None:
+                # Later reports of the same silence change nothing the ticker does not.
+                self.waiting_since = clock.now() - event.seconds
+                self.waiting_limit = event.limit_s
+            else:
+                return
         elif isinstance(event, Notice) and event.kind == "retry":
             self._set_phase("retrying")
             self.retry_until = clock.now() + float(event.data.get("delay", 0))
@@ -120,6 +136,10 @@ class ActivityPanel(Static):
         text.append(clock.spinner(self.phase_started) + " ", style="bold cyan")
         if self.retry_until is not None:
             text.append(f"retrying in {max(0.0, self.retry_until - now):.0f} s", style="yellow")
+        elif self.waiting_since is not None:
+            waited = now - self.waiting_since
+            text.append(f"waiting for the server ({waited:.0f} s)", style="yellow")
+            text.append(f" · gives up at {self.waiting_limit:.0f} s", style="dim")
         else:
             text.append(self.phase)
             text.append(f" {clock.format_elapsed(now - self.phase_started)}", style="dim")
