@@ -26,7 +26,9 @@ def make_provider(config: ModelConfig, workspace: Path) -> Provider:
     from ink_tui.providers.openai_compat import OpenAICompatProvider
 
     assert config.base_url is not None
-    return OpenAICompatProvider(config.base_url, config.model, config.api_key)
+    return OpenAICompatProvider(
+        config.base_url, config.model, config.api_key, timeouts=config.timeouts
+    )
 
 
 def assemble_controller(

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 from ink_tui.control.input_queue import TakeMode
 from ink_tui.control.run_settings import RunSettings
@@ -28,6 +28,9 @@ from ink_tui.session.config_schema import (
     parse_text,
 )
 from ink_tui.session.model_config import OPENAI_BASE_URL, ModelConfig
+
+if TYPE_CHECKING:
+    from ink_tui.core.provider_api import StreamTimeouts
 
 DEFAULT = "default"
 InterruptQueue = Literal["restore", "keep", "send"]
@@ -73,6 +76,7 @@ class ModelChoice:
     key_note: str | None = None
     # What picked the provider: the model choice, or a base_url equal to the provider's.
     provider_source: str = ""
+    timeouts: StreamTimeouts | None = None
 
     @property
     def is_demo(self) -> bool:
@@ -94,7 +98,9 @@ class ModelChoice:
 
     def model_config(self) -> ModelConfig:
         key = None if self.api_key is None else self.api_key.value
-        return ModelConfig(base_url=self.base_url, model=self.model, api_key=key)
+        return ModelConfig(
+            base_url=self.base_url, model=self.model, api_key=key, timeouts=self.timeouts
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,8 +229,20 @@ class Config:
         """`spec` chosen by the user (switcher), or None for flags/env/config's choice."""
         resolver = _Resolver(self, [] if problems is None else problems)
         if spec is None:
-            return resolver.choose(self._inputs.model)
-        return resolver.choose(Setting(spec, "chosen with /model"), switching=True)
+            choice = resolver.choose(self._inputs.model)
+        else:
+            choice = resolver.choose(Setting(spec, "chosen with /model"), switching=True)
+        return replace(choice, timeouts=self.stream_timeouts())
+
+    def stream_timeouts(self) -> StreamTimeouts:
+        # Imported here: configuration is read before the first frame, the provider API later.
+        from ink_tui.core.provider_api import StreamTimeouts
+
+        return StreamTimeouts(
+            first_byte_s=cast(float, self.value("first_token_timeout_s")),
+            idle_s=cast(float, self.value("stream_idle_timeout_s")),
+            attempt_s=cast(float, self.value("request_timeout_s")),
+        )
 
 
 def load_config(

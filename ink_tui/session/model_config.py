@@ -8,7 +8,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ink_tui.core.provider_api import StreamTimeouts
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 
@@ -18,6 +22,9 @@ class ModelConfig:
     base_url: str | None
     model: str | None
     api_key: str | None = None
+    # How long a reply may stay silent or take (config); None: the provider's defaults.
+    # Not part of equality: two configs name the same model whatever their patience.
+    timeouts: StreamTimeouts | None = field(default=None, compare=False)
 
     @property
     def is_demo(self) -> bool:
