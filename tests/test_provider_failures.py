@@ -179,7 +179,13 @@ async def test_400_is_not_retried_and_carries_the_servers_message(
             "vLLM says no",
         ),
         (json.dumps({"detail": "Not Found"}), "application/json", "Not Found"),
-        ("<html>gateway says no</html>", "text/html", "<html>gateway says no</html>"),
+        ("<html>gateway says no</html>", "text/html", "an HTML page: gateway says no"),
+        (
+            "<html><head><title>502 Bad Gateway</title></head><body><center><h1>"
+            "502 Bad Gateway</h1></center><hr><center>nginx/1.25.3</center></body></html>",
+            "text/html",
+            "an HTML page titled '502 Bad Gateway': nginx/1.25.3",
+        ),
         ("", "text/plain", "Not Found"),  # no body: the reason phrase
     ],
 )

@@ -515,22 +515,31 @@ async def test_chunks_split_anywhere_including_inside_utf8(
     assert "\ufffd" not in events[-1].message.text
 
 
-async def test_stream_without_any_choices_still_ends_with_a_reply(
+async def test_a_stream_of_nothing_but_done_is_not_a_reply(
     server: ScriptedServer, provider: OpenAICompatProvider
 ) -> None:
-    server.push(Reply([": nothing to say\n\n", DONE]))
-    events = await collect(provider)
-    assert len(events) == 1 and isinstance(events[0], ReplyDone)
-    assert events[0].message.text == ""
-    assert events[0].message.tool_calls == []
+    # Nothing was shown, so each attempt is retried; the last one says what came.
+    server.push(*[Reply([": nothing to say\n\n", DONE]) for _ in range(3)])
+    with pytest.raises(ProviderError, match=r"ended the stream \(\[DONE\]\) without sending"):
+        await collect(provider)
+    assert len(server.requests) == 3
 
 
-async def test_empty_body_ends_with_an_empty_reply(
+async def test_an_empty_body_is_not_a_reply(
     server: ScriptedServer, provider: OpenAICompatProvider
 ) -> None:
-    server.push(Reply([]))
+    server.push(Reply([]), Reply([]), Reply([]))
+    with pytest.raises(ProviderError, match="gave up after 3 attempts: the server answered 200 "):
+        await collect(provider)
+
+
+async def test_chunks_then_done_without_a_finish_reason_is_a_whole_reply(
+    server: ScriptedServer, provider: OpenAICompatProvider
+) -> None:
+    # A few servers never send a finish reason; their `[DONE]` still ends the reply.
+    server.push(Reply([content("all "), content("there"), DONE]))
     message = await reply_of(provider)
-    assert (message.text, message.finish_reason) == ("", "unknown")
+    assert (message.text, message.finish_reason) == ("all there", "unknown")
 
 
 async def test_data_after_done_is_ignored(
