@@ -126,6 +126,31 @@ FIGURES: dict[str, tuple[str, list[Row]]] = {
             Row("5", "Ctrl+C in bash to idle", "idle_after_bash_ms", "ms", None, ("<=", 300)),
         ],
     ),
+    "rpc": (
+        "6 RPC mode",
+        [
+            Row(
+                "6",
+                "{rpc_size_kb:g} KB fast stream: events/s to an RPC reader (vs bare pipe)",
+                "events_per_s",
+                "events/s",
+                "pipe_events_per_s",
+                (">=", 10_000),
+            ),
+            Row("6", "SSE deltas per message_update ({sse_deltas:g} sent)", "merge_ratio", "x"),
+            Row("6", "SSE deltas delivered to the RPC reader", "deltas_per_s", "deltas/s"),
+            Row("6", "answer text to the RPC reader", "text_kbps", "KB/s"),
+            Row(
+                "6",
+                "RPC abort in a stream to agent_settled",
+                "abort_settled_ms",
+                "ms",
+                None,
+                ("<=", 100),
+            ),
+            Row("6", "RPC abort in a stream to HTTP closed", "abort_http_closed_ms", "ms"),
+        ],
+    ),
 }
 
 
@@ -134,7 +159,13 @@ def _is_number(value: object) -> bool:
 
 
 # Label fields when a figure failed and has no summary: the full-mode sizes.
-LABEL_DEFAULTS: dict[str, Any] = {"small": 10, "large": 5000, "size_kb": 200}
+LABEL_DEFAULTS: dict[str, Any] = {
+    "small": 10,
+    "large": 5000,
+    "size_kb": 200,
+    "rpc_size_kb": 1024,
+    "sse_deltas": 262144,
+}
 
 
 def rows_for(name: str, summary: dict[str, Any] | None) -> list[dict[str, Any]]:

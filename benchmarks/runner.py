@@ -38,6 +38,7 @@ MODULES: dict[str, tuple[str, int]] = {
     "key_latency": ("benchmarks.fig3_key_latency", 3),
     "long_session": ("benchmarks.fig4_long_session", 5),
     "interrupt": ("benchmarks.fig5_interrupt", 3),
+    "rpc": ("benchmarks.fig6_rpc", 5),
 }
 
 
@@ -69,7 +70,9 @@ def selected(only: str) -> list[str]:
         elif token in MODULES:
             chosen.append(token)
         else:
-            raise SystemExit(f"unknown figure {token!r}; choose from 1-5 or {', '.join(names)}")
+            raise SystemExit(
+                f"unknown figure {token!r}; choose from 1-{len(names)} or {', '.join(names)}"
+            )
     return [name for name in names if name in chosen]
 
 

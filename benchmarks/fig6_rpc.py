@@ -1,0 +1,341 @@
+"""Figure 6, RPC mode: events per second to a reader, and `abort` to `agent_settled`.
+
+Both drive a real `ink --mode rpc` process (`python -m ink_tui`, `--no-session`, an empty
+home) over its pipes, with a lean reader: raw reads of stdout, split on `\\n`, every line
+parsed with `json.loads` and stamped with `time.monotonic()` as it is taken.
+
+- Throughput: the loopback server streams the answer as fast as the socket takes it, one
+  SSE event per 4 characters. The rate is the public events the reader got (every line
+  but command responses) from the first `message_update` to `agent_settled`, both
+  included, over that time; the answer's bytes over the same time are reported too.
+  Text deltas are merged per network batch (as the TUI does: one `message_update` per
+  batch the provider reads, not one per SSE event), so what counts is events delivered to
+  and parsed by the reader; `sse_deltas` (what the server sent) over `updates` (the
+  `message_update` lines read) is the merge ratio. Baseline, in the same run: the same
+  lines, as recorded, written by a bare process as fast as the pipe takes them to the same
+  reader: the reader's own ceiling.
+- Abort: the server streams the answer at 8 KB/s; 0.3 s after the first `message_update`
+  the reader writes `{"type": "abort"}`. The time runs from that write to reading
+  `agent_settled`; the server's view (the hang-up, its clock: one clock on Linux) and the
+  abort's own response are reported beside it.
+
+`--profile DIR` runs the ink processes under cProfile (`DIR/throughput.prof`,
+`DIR/abort.prof`), to find where the time goes when a target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import select
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.answer import deltas, make_answer
+from benchmarks.common import (
+    REPO_ROOT,
+    Sample,
+    child_env,
+    isolated_home,
+    median,
+    run_child,
+    write_json,
+)
+from benchmarks.loopback import LoopbackServer, fetch_log, last_record
+
+FULL_SIZE = 1024 * 1024
+QUICK_SIZE = 16 * 1024
+ABORT_SIZE = 200 * 1024
+RATE = 8 * 1024
+STREAM_FOR_S = 0.3
+TIMEOUT_S = 60.0
+_READ_BYTES = 1 << 16
+
+# Writes the lines of the file named by argv[1] to stdout as fast as the pipe takes them.
+_REPLAY = (
+    "import os, sys\n"
+    "data = open(sys.argv[1], 'rb').read()\n"
+    "view = memoryview(data)\n"
+    "while view:\n"
+    "    view = view[os.write(1, view[:1 << 16]):]\n"
+)
+
+
+@dataclass
+class Line:
+    at: float
+    raw: bytes
+    message: dict[str, Any]
+
+
+@dataclass
+class Reader:
+    """Reads protocol lines from a process's stdout, parsing and stamping each."""
+
+    fd: int
+    lines: list[Line] = field(default_factory=list)
+    _rest: list[bytes] = field(default_factory=list)
+    closed: bool = False
+    closed_at: float | None = None
+
+    def read_until(self, done: Callable[[Line], bool], timeout: float) -> Line:
+        """Read until a line matches `done` (checking lines already read first)."""
+        for line in self.lines:
+            if done(line):
+                return line
+        deadline = time.monotonic() + timeout
+        while not self.closed:
+            found = self._read_once(done, deadline - time.monotonic())
+            if found is not None:
+                return found
+        raise RuntimeError("ink closed its stdout before the awaited line")
+
+    def read_for(self, seconds: float) -> None:
+        """Keep reading (and parsing) for `seconds`."""
+        deadline = time.monotonic() + seconds
+        while not self.closed and (left := deadline - time.monotonic()) > 0:
+            self._read_once(lambda _: False, left, fail=False)
+
+    def _read_once(
+        self, done: Callable[[Line], bool], left: float, fail: bool = True
+    ) -> Line | None:
+        if left <= 0:
+            raise TimeoutError("no awaited line from ink in time")
+        readable, _, _ = select.select([self.fd], [], [], left)
+        if not readable:
+            if fail:
+                raise TimeoutError("no awaited line from ink in time")
+            return None
+        chunk = os.read(self.fd, _READ_BYTES)
+        now = time.monotonic()
+        if not chunk:
+            self.closed = True
+            self.closed_at = now
+            return None
+        *complete, rest = chunk.split(b"\n")
+        found = None
+        if complete:
+            complete[0] = b"".join([*self._rest, complete[0]])
+            self._rest = []
+            for raw in complete:
+                line = Line(now, raw, json.loads(raw))
+                self.lines.append(line)
+                if found is None and done(line):
+                    found = line
+        if rest:
+            self._rest.append(rest)
+        return found
+
+
+def _type_is(name: str) -> Callable[[Line], bool]:
+    return lambda line: line.message.get("type") == name
+
+
+class Ink:
+    """A real `ink --mode rpc` process with its own empty home and workspace."""
+
+    def __init__(self, url: str, tmp: Path, profile: Path | None) -> None:
+        workspace = tmp / "workspace"
+        workspace.mkdir()
+        python = [sys.executable]
+        if profile is not None:
+            python += ["-m", "cProfile", "-o", str(profile)]
+        command = [
+            *python,
+            *("-m", "ink_tui", "--mode", "rpc", "--no-session"),
+            *("--base-url", url, "--model", "bench-model", "--api-key", "bench-key"),
+        ]
+        self.proc = subprocess.Popen(
+            command,
+            cwd=workspace,
+            env=child_env(**isolated_home(tmp / "home")),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert self.proc.stdout is not None and self.proc.stdin is not None
+        self.reader = Reader(self.proc.stdout.fileno())
+        self._stdin = self.proc.stdin.fileno()
+
+    def write(self, command: dict[str, Any]) -> float:
+        """Write one command line; returns the moment just before the write."""
+        data = (json.dumps(command) + "\n").encode()
+        at = time.monotonic()
+        os.write(self._stdin, data)
+        return at
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        try:
+            self.reader.read_for(10)
+            code = self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            code = self.proc.wait()
+        stderr = self.proc.stderr.read().decode(errors="replace")
+        if code != 0:
+            raise RuntimeError(f"ink --mode rpc exited with {code}:\n{stderr[-4000:]}")
+
+
+def _events(lines: list[Line]) -> list[Line]:
+    return [line for line in lines if line.message.get("type") != "response"]
+
+
+def _rate(lines: list[Line]) -> tuple[float, int, int]:
+    """Events per second from the first `message_update` to `agent_settled`, the events
+    and the text bytes in that window."""
+    events = _events(lines)
+    first = next(i for i, line in enumerate(events) if _type_is("message_update")(line))
+    last = next(i for i, line in enumerate(events) if _type_is("agent_settled")(line))
+    window = events[first : last + 1]
+    seconds = window[-1].at - window[0].at
+    text = sum(
+        len(line.message["delta"]["text"].encode())
+        for line in window
+        if line.message.get("type") == "message_update"
+    )
+    return len(window) / seconds, len(window), text
+
+
+def measure_throughput(root: str, size: int, profile: Path | None) -> Sample:
+    with tempfile.TemporaryDirectory(prefix="ink-bench-rpc-") as tmp:
+        ink = Ink(f"{root}/fast/{size}/v1", Path(tmp), profile)
+        try:
+            ink.write({"type": "prompt", "id": "p", "message": "Write the long answer."})
+            settled = ink.reader.read_until(_type_is("agent_settled"), TIMEOUT_S)
+        finally:
+            ink.close()
+        lines = ink.reader.lines
+        if settled.message.get("stop_reason") != "completed":
+            raise RuntimeError(f"the run did not complete: {settled.message}")
+        events_per_s, events, text_bytes = _rate(lines)
+        updates = [line for line in lines if _type_is("message_update")(line)]
+        seconds = settled.at - updates[0].at
+        if text_bytes != size:
+            raise RuntimeError(f"the reader got {text_bytes} bytes of text, not {size}")
+        baseline = replay(_events(lines), Path(tmp))
+    first = last_record(root, "first_byte", f"/fast/{size}/")
+    return {
+        "events_per_s": events_per_s,
+        "events": events,
+        "updates": len(updates),
+        "sse_deltas": len(deltas(make_answer(size))),
+        "seconds": seconds,
+        "text_kbps": text_bytes / 1024 / seconds,
+        "deltas_per_s": len(deltas(make_answer(size))) / seconds,
+        "size": size,
+        "first_byte_to_update_ms": None if first is None else (updates[0].at - first["t"]) * 1000,
+        "pipe_events_per_s": baseline,
+    }
+
+
+def replay(events: list[Line], tmp: Path) -> float:
+    """The reader's ceiling: the same event lines from a bare process, as fast as it goes."""
+    recorded = tmp / "events.jsonl"
+    recorded.write_bytes(b"".join(line.raw + b"\n" for line in events))
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _REPLAY, str(recorded)], stdout=subprocess.PIPE, cwd=REPO_ROOT
+    )
+    assert proc.stdout is not None
+    reader = Reader(proc.stdout.fileno())
+    reader.read_for(TIMEOUT_S)
+    proc.wait(10)
+    if len(reader.lines) != len(events):
+        raise RuntimeError(f"replayed {len(events)} lines, read {len(reader.lines)}")
+    # From the first bytes read to the end of the pipe: every line read and parsed.
+    assert reader.closed_at is not None
+    return len(reader.lines) / (reader.closed_at - reader.lines[0].at)
+
+
+def measure_abort(root: str, profile: Path | None) -> Sample:
+    path = f"/paced/{ABORT_SIZE}/{RATE}/"
+    with tempfile.TemporaryDirectory(prefix="ink-bench-rpc-") as tmp:
+        ink = Ink(f"{root}{path}v1", Path(tmp), profile)
+        try:
+            ink.write({"type": "prompt", "id": "p", "message": "Write the long answer."})
+            ink.reader.read_until(_type_is("message_update"), TIMEOUT_S)
+            ink.reader.read_for(STREAM_FOR_S)
+            written = ink.write({"type": "abort", "id": "abort"})
+            # One `agent_settled` per prompt: the first is the abort's.
+            settled = ink.reader.read_until(_type_is("agent_settled"), TIMEOUT_S)
+            answered = ink.reader.read_until(
+                lambda line: line.message.get("id") == "abort", TIMEOUT_S
+            )
+        finally:
+            ink.close()
+    if settled.message.get("stop_reason") != "aborted":
+        raise RuntimeError(f"the run was not aborted: {settled.message}")
+    hangup = _hangup_after(root, path, written)
+    return {
+        "settled_ms": (settled.at - written) * 1000,
+        "response_ms": (answered.at - written) * 1000,
+        "http_closed_ms": None if hangup is None else (hangup["t"] - written) * 1000,
+    }
+
+
+def _hangup_after(root: str, path: str, since: float) -> dict[str, Any] | None:
+    """The server's record of this run's hang-up (earlier runs used the same server)."""
+    deadline = time.monotonic() + 2
+    while time.monotonic() < deadline:
+        for record in fetch_log(root):
+            if record["kind"] == "hangup" and path in record["path"] and record["t"] >= since:
+                return record
+        time.sleep(0.02)
+    return None
+
+
+def measure_both(root: str, size: int, profile: Path | None) -> Sample:
+    if profile is not None:
+        profile.mkdir(parents=True, exist_ok=True)
+    throughput = measure_throughput(root, size, profile and profile / "throughput.prof")
+    abort = measure_abort(root, profile and profile / "abort.prof")
+    return {"throughput": throughput, "abort": abort}
+
+
+def measure(quick: bool, runs: int) -> dict[str, list[Any]]:
+    size = QUICK_SIZE if quick else FULL_SIZE
+    with LoopbackServer((size, ABORT_SIZE)) as server:
+        args = ["--root", server.root, "--size", str(size)]
+        return {"ink": [run_child("fig6_rpc", args) for _ in range(runs)]}
+
+
+def summarize(samples: dict[str, list[Any]]) -> dict[str, float]:
+    runs = samples["ink"]
+    put = [run["throughput"] for run in runs]
+    abort = [run["abort"] for run in runs]
+    closed = [run["http_closed_ms"] for run in abort if run["http_closed_ms"] is not None]
+    return {
+        "rpc_size_kb": put[0]["size"] / 1024,
+        "events_per_s": median([run["events_per_s"] for run in put]),
+        "pipe_events_per_s": median([run["pipe_events_per_s"] for run in put]),
+        "text_kbps": median([run["text_kbps"] for run in put]),
+        "deltas_per_s": median([run["deltas_per_s"] for run in put]),
+        "events": median([run["events"] for run in put]),
+        "sse_deltas": put[0]["sse_deltas"],
+        "merge_ratio": median([run["sse_deltas"] / run["updates"] for run in put]),
+        "abort_settled_ms": median([run["settled_ms"] for run in abort]),
+        "abort_response_ms": median([run["response_ms"] for run in abort]),
+        "abort_http_closed_ms": median(closed),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--root", required=True, help="the loopback server's root URL")
+    parser.add_argument("--size", type=int, default=FULL_SIZE, help="throughput answer bytes")
+    parser.add_argument("--profile", type=Path, help="run ink under cProfile, into this dir")
+    args = parser.parse_args(argv)
+    write_json(args.out, measure_both(args.root, args.size, args.profile))
+
+
+if __name__ == "__main__":
+    main()
