@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from ink_tui.core.abort import AbortController
+from ink_tui.core.abort import AbortController, AbortError
 from ink_tui.core.events import RunEnd, ServerWaiting
 from ink_tui.core.messages import AssistantMessage, UserMessage
 from ink_tui.core.provider_api import (
@@ -489,3 +489,29 @@ async def test_the_waiting_events_reach_the_bus(server: ScriptedServer, workspac
     assert len(seen) >= 2 and seen[-1].over and not seen[0].over
     assert all(event.run_id == "run-1" for event in seen)
     assert recorder.of("run_end")[0].stop_reason == "completed"
+
+
+async def test_an_interrupt_while_the_server_has_not_answered_is_immediate(
+    server: ScriptedServer,
+) -> None:
+    gate = Gate()
+    server.push(Reply([chunk({}, finish="stop")], before_headers=gate))
+    provider = fast_provider(server, **SHORT)
+    abort = AbortController()
+
+    async def consume() -> list[StreamEvent]:
+        request = ModelRequest("sys", [UserMessage("hi")])
+        return [event async for event in provider.stream(request, abort.signal)]
+
+    task = asyncio.create_task(consume())
+    try:
+        assert await asyncio.to_thread(gate.reached.wait, 5)
+        await asyncio.sleep(0.3)  # a few `Waiting`s have gone out
+        abort.abort()
+        started = time.monotonic()
+        with pytest.raises(AbortError):
+            await task
+        assert time.monotonic() - started < 0.1
+        assert await asyncio.to_thread(server.disconnected.wait, 2)
+    finally:
+        await provider.aclose()

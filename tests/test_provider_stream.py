@@ -20,7 +20,7 @@ from ink_tui.core.provider_api import (
     TextChunk,
     ThinkingChunk,
 )
-from ink_tui.providers import body, openai_compat
+from ink_tui.providers import body, openai_body
 from ink_tui.providers.openai_compat import OpenAICompatProvider
 from tests.scripted_server import (
     Gate,
@@ -623,7 +623,7 @@ async def test_server_holding_the_stream_open_after_done_does_not_stall(
 ) -> None:
     # After `[DONE]` the provider reads on briefly so the connection can be reused; a
     # server that never ends the body must not hold the reply back for long.
-    monkeypatch.setattr(openai_compat, "_DRAIN_SECONDS", 0.05)
+    monkeypatch.setattr(openai_body, "DRAIN_SECONDS", 0.05)
     gate = Gate()
     server.push(Reply([content("done"), DONE, gate]))
     started = time.monotonic()

@@ -6,18 +6,23 @@ tool-call fragments are numbered, whether `[DONE]` is sent, and what error bodie
 like.
 
 This module holds the provider itself: model discovery, and the streaming request with
-its retries. The request body is built in `openai_request`, the reply is assembled in
-`openai_reply`, and the server's error text is extracted in `openai_errors`.
+its retries. The request body is built in `openai_request`, the body of the reply is read
+in `openai_body` and assembled in `openai_reply`, whether it was a whole reply is judged
+in `reply_end`, and the server's error text is extracted in `openai_errors`. A body that
+ends without a finish reason (or `[DONE]` after real chunks), an empty body, an HTML page
+or JSON that is not a chunk is a failure that says what came, never an answer. Retries
+happen only while nothing has been shown, and never after a `Retry-After` longer than
+the policy will wait.
 
-Abort: connecting runs inside a `signal.scope()` of its own, never a scope held across a
-`yield` (that would cancel whatever the *consumer* happens to be awaiting between two
-chunks). The body is read by a `BodyReader`, which registers one abort callback for the
-whole response: firing the signal closes the connection at once, and the next step of
-the stream raises `AbortError`.
+Silence: `StreamWatch` times every wait for the server (for the response, then between
+reads), yields `Waiting` a few seconds into one so the front ends can say so, and gives up
+at the configured limits (`StreamTimeouts`) instead of the transport's long read timeout.
 
-Speed: a fast server sends a few characters per SSE event, so everything after the read
-is done per batch where it can be (one decode, one split, one chunk to show per run of
-text), and only the JSON of each event is parsed one by one.
+Abort: waiting for the response runs inside a `signal.scope()` of its own, never a scope
+held across a `yield` (that would cancel whatever the *consumer* happens to be awaiting
+between two chunks). The body is read by a `BodyReader`, which registers one abort
+callback for the whole response: firing the signal closes the connection at once, and
+the next step of the stream raises `AbortError`.
 """
 
 from __future__ import annotations
@@ -42,15 +47,10 @@ from ink_tui.core.provider_api import (
     Waiting,
 )
 from ink_tui.providers.body import BodyReader
-from ink_tui.providers.openai_errors import (
-    REASON_LIMIT,
-    looks_like_html,
-    server_message,
-    shorten,
-)
+from ink_tui.providers.openai_body import read_events, read_page, read_whole
+from ink_tui.providers.openai_errors import REASON_LIMIT, server_message, shorten
 from ink_tui.providers.openai_reply import ReplyBuilder, ShownChunk
 from ink_tui.providers.openai_request import build_body
-from ink_tui.providers.reply_end import CUT, HEAD_LIMIT, judge_end
 from ink_tui.providers.retry import (
     RetryPolicy,
     TransientFailure,
@@ -60,7 +60,6 @@ from ink_tui.providers.retry import (
     retry_after_from,
     transport_failure,
 )
-from ink_tui.providers.sse import SSEEvent, SSEParser
 from ink_tui.providers.stream_watch import StreamWatch, seconds
 
 T = TypeVar("T")
@@ -72,10 +71,6 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=15.0, read=300.0, write=60.0, pool=15.0)
 _BACKSTOP_S = 30.0
 
 _ERROR_BODY_LIMIT = 64 * 1024  # never buffer a huge error page
-_WHOLE_BODY_LIMIT = 64 * 1024 * 1024  # a non-streamed completion is read whole; not more
-# After `[DONE]` we read on to the end of the body so the connection can be reused, but
-# not for long: a server that keeps the stream open must not stall the reply.
-_DRAIN_SECONDS = 1.0
 
 
 class OpenAICompatProvider:
@@ -240,145 +235,16 @@ class OpenAICompatProvider:
             async with BodyReader(response, signal) as stream:
                 if content_type.startswith("application/json"):
                     # The server ignored `stream: true` and sent the whole completion at once.
-                    events = self._whole(stream, watch, reply, shown)
+                    events = read_whole(stream, watch, reply, shown)
                 elif content_type.startswith("text/html"):
-                    events = self._page(stream, watch, reply, shown)
+                    events = read_page(stream, watch, reply, shown)
                 else:
-                    events = self._events(stream, watch, reply, shown)
+                    events = read_events(stream, watch, reply, shown)
                 async with aclosing(events):
                     async for event in events:
                         yield event
         finally:
             await response.aclose()
-
-    async def _events(
-        self, stream: BodyReader, watch: StreamWatch, reply: ReplyBuilder, shown: str
-    ) -> AsyncGenerator[ShownChunk | Waiting, None]:
-        """An event stream: shown as it arrives, then judged whole or not."""
-        parser = SSEParser()
-        head = bytearray()
-        done = False
-        cause: str | None = None
-        try:
-            async with aclosing(self._pieces(stream, watch)) as pieces:
-                async for piece in pieces:
-                    if isinstance(piece, Waiting):
-                        yield piece
-                        continue
-                    if len(head) < HEAD_LIMIT:
-                        head += piece[: HEAD_LIMIT - len(head)]
-                    done, failure = _feed(parser.feed(piece), reply)
-                    for event in reply.take():
-                        yield event
-                    if failure is not None:
-                        raise failure
-                    if done:
-                        break
-        except httpx.HTTPError as exc:
-            cause = self._cause(exc, shown)
-        if cause is None and not done:
-            # The end of the body: an event left without its blank line still counts.
-            done, failure = _feed(parser.close(), reply)
-            for event in reply.take():
-                yield event
-            if failure is not None:
-                raise failure
-        problem = judge_end(reply, source=shown, head=bytes(head), done=done, cause=cause)
-        if problem is not None:
-            raise problem
-        if done:
-            await self._drain(stream)
-
-    async def _whole(
-        self, stream: BodyReader, watch: StreamWatch, reply: ReplyBuilder, shown: str
-    ) -> AsyncGenerator[ShownChunk | Waiting, None]:
-        """A completion sent as one JSON body (`stream: true` ignored)."""
-        parts: list[bytes] = []
-        size = 0
-        try:
-            async with aclosing(self._pieces(stream, watch)) as pieces:
-                async for piece in pieces:
-                    if isinstance(piece, Waiting):
-                        yield piece
-                        continue
-                    parts.append(piece)
-                    size += len(piece)
-                    if size > _WHOLE_BODY_LIMIT:
-                        raise ProviderError(
-                            f"the server sent a JSON body of over {_WHOLE_BODY_LIMIT >> 20} MiB "
-                            f"instead of a reply stream ({shown})"
-                        )
-        except httpx.HTTPError as exc:
-            cause = self._cause(exc, shown)
-            raise TransientFailure(
-                f"connection lost ({shorten(cause, 80)})", f"{CUT}: {cause} ({shown})"
-            ) from exc
-        whole = b"".join(parts)
-        text = whole.decode("utf-8", "replace")
-        if text.strip() and not looks_like_html(text):
-            reply.feed(text)
-            for event in reply.take():
-                yield event
-        problem = judge_end(reply, source=shown, head=whole[:HEAD_LIMIT], done=True, cause=None)
-        if problem is not None:
-            raise problem
-
-    async def _page(
-        self, stream: BodyReader, watch: StreamWatch, reply: ReplyBuilder, shown: str
-    ) -> AsyncGenerator[ShownChunk | Waiting, None]:
-        """An HTML page where a stream was expected: read its start, say what it is."""
-        head = bytearray()
-        cause: str | None = None
-        try:
-            async with aclosing(self._pieces(stream, watch)) as pieces:
-                async for piece in pieces:
-                    if isinstance(piece, Waiting):
-                        yield piece
-                        continue
-                    head += piece
-                    if len(head) >= HEAD_LIMIT:
-                        break
-        except httpx.HTTPError as exc:
-            cause = self._cause(exc, shown)
-        problem = judge_end(reply, source=shown, head=bytes(head), done=False, cause=cause)
-        if problem is not None:
-            raise problem
-
-    async def _pieces(
-        self, stream: BodyReader, watch: StreamWatch
-    ) -> AsyncGenerator[bytes | Waiting, None]:
-        """The body batch by batch, with `Waiting` during a silence, until its end.
-
-        Raises `ProviderError` when a silence or the attempt runs over its limit, and
-        the transport's `httpx.HTTPError` when the connection breaks.
-        """
-        while True:
-            try:
-                # No scope here: the reader answers the signal itself.
-                data = await stream.read(watch.patience())
-            except TimeoutError:
-                yield watch.quiet()
-                continue
-            if data is None:
-                return
-            over = watch.arrived()
-            if over is not None:
-                yield over
-            yield data
-
-    def _cause(self, exc: httpx.HTTPError, shown: str) -> str:
-        """What broke the body off, for the message; errors no retry can fix raise."""
-        if transport_failure(exc, shown) is None:
-            raise self._transport_error(exc, shown) from exc
-        return describe_transport_error(exc)
-
-    async def _drain(self, stream: BodyReader) -> None:
-        try:
-            async with asyncio.timeout(_DRAIN_SECONDS):
-                while await stream.read() is not None:
-                    pass
-        except (TimeoutError, httpx.HTTPError):
-            pass  # the reply is complete; closing the response discards the rest
 
     async def _raise_for_status(
         self, response: httpx.Response, shown: str, signal: AbortSignal
@@ -461,22 +327,6 @@ def _generator(chunks: AsyncIterator[bytes]) -> AsyncGenerator[bytes, None]:
     return cast(AsyncGenerator[bytes, None], chunks)
 
 
-def _feed(events: list[SSEEvent], reply: ReplyBuilder) -> tuple[bool, Exception | None]:
-    """Feed one read's events; whether `[DONE]` came, and the error one of them raised.
-
-    The error is handed back rather than raised so that what came before it in the same
-    read is shown first, as it would have been had it arrived in a read of its own.
-    """
-    try:
-        for event in events:
-            if _is_done(event.data):
-                return True, None
-            reply.feed(event.data, event.event)
-    except (ProviderError, TransientFailure) as exc:
-        return False, exc
-    return False, None
-
-
 async def _cancel_sending(sending: asyncio.Future[httpx.Response]) -> None:
     """Stop a request still waiting for its response; close a response that came anyway."""
     if not sending.done():
@@ -486,11 +336,6 @@ async def _cancel_sending(sending: asyncio.Future[httpx.Response]) -> None:
         return
     if sending.exception() is None:  # retrieved either way: never "never retrieved"
         await sending.result().aclose()
-
-
-def _is_done(data: str) -> bool:
-    # Checked for every event, so the length test spares the copy `strip()` makes.
-    return len(data) < 32 and data.strip() == "[DONE]"
 
 
 async def _guarded(signal: AbortSignal | None, awaitable: Awaitable[T]) -> T:
