@@ -91,8 +91,9 @@ class PrintRenderer:
         if event.over or event.seconds < self._next_waiting_s:
             return
         self._next_waiting_s = event.seconds + self._waiting_every_s
-        # Only stderr: stdout is the answer, and a line break there would change it.
-        if not self._out_at_line_start:
+        # Only stderr: stdout is the answer, and a line break there would change it. On a
+        # terminal both share, the line starts below the half-written answer line.
+        if not self._out_at_line_start and _is_terminal(self.out) and _is_terminal(self.err):
             self.err.write("\n")
         self.err.write(
             f"ink: waiting for the server ({event.seconds:.0f} s; "
@@ -105,6 +106,13 @@ class PrintRenderer:
         self.finish_line()
         self.err.write(line + "\n")
         self.err.flush()
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # a closed or stream-like object
+        return False
 
 
 def exit_status(end: RunEnd | None) -> int:
