@@ -50,6 +50,14 @@ def test_retry_after_wins_and_is_capped() -> None:
     assert policy.delay(1, retry_after=3600.0) == 60.0
 
 
+def test_a_retry_after_beyond_the_cap_is_too_long_to_wait_for() -> None:
+    policy = RetryPolicy()
+    assert not policy.too_long(None)
+    assert not policy.too_long(60.0)
+    assert policy.too_long(60.5)
+    assert policy.too_long(3600.0)
+
+
 def test_policy_rejects_nonsense() -> None:
     with pytest.raises(ValueError):
         RetryPolicy(max_attempts=0)

@@ -176,7 +176,7 @@ class OpenAICompatProvider:
                         status=failure.status,
                     ) from None
                 wait = failure.retry_after
-                if wait is not None and wait > policy.max_retry_after:
+                if wait is not None and policy.too_long(wait):
                     # Waiting that long in an interactive tool is worse than saying so;
                     # capping the wait would only ask again too early.
                     raise ProviderError(

@@ -50,7 +50,8 @@ class RetryPolicy:
     base_delay: float = 1.0
     max_delay: float = 30.0
     # A server may ask for a long pause (a daily quota); waiting longer than this in an
-    # interactive tool is worse than failing and letting the user decide.
+    # interactive tool is worse than failing and letting the user decide, so the provider
+    # fails at once with the server's wait rather than retrying early (see `too_long`).
     max_retry_after: float = 60.0
     rng: random.Random = field(default_factory=random.Random, compare=False, repr=False)
 
@@ -59,6 +60,10 @@ class RetryPolicy:
             raise ValueError("max_attempts must be at least 1")
         if self.base_delay < 0 or self.max_delay < 0:
             raise ValueError("retry delays must not be negative")
+
+    def too_long(self, retry_after: float | None) -> bool:
+        """True when the server asked for a longer wait than this policy will sit through."""
+        return retry_after is not None and retry_after > self.max_retry_after
 
     def delay(self, attempt: int, retry_after: float | None = None) -> float:
         """Seconds to wait after failed attempt number `attempt` (counting from 1)."""
