@@ -111,6 +111,11 @@ CASES: dict[str, Case] = {
         "Quota exceeded",
         retried=False,
     ),
+    "bare-json-error-as-event-stream": Case(
+        lambda: Reply([json.dumps({"error": {"message": "Invalid model 'm'"}})]),
+        "the server answered 200 with an error instead of a reply stream: Invalid model 'm'",
+        retried=False,
+    ),
     "plain-text-with-200": Case(
         lambda: Reply(["Service temporarily unavailable"], headers={"Content-Type": "text/plain"}),
         "something that is not an event stream: 'Service temporarily unavailable'",
@@ -232,6 +237,24 @@ def test_a_cut_answer_is_recorded_as_cut_in_the_session_file(
     assert answer["finish_reason"] not in ("stop", "length", "tool_calls")
     [error] = [e for e in entries if e["type"] == "error"]
     assert "the stream ended before the model finished" in error["text"]
+
+
+async def test_the_api_key_is_masked_in_what_the_server_sent(server: ScriptedServer) -> None:
+    echo = {"error": {"message": "Incorrect API key provided: sk-test"}}
+    server.push(
+        Reply([json.dumps(echo)]),
+        Reply(["key sk-test is not allowed here"], headers={"Content-Type": "text/plain"}),
+        Reply(["<html><title>Denied sk-test</title>sk-test</html>"]),
+        Reply([json.dumps({"foo": "sk-test"})], headers=JSON),
+    )
+    provider = fast_provider(server)
+    try:
+        for _ in range(4):
+            _, error = await collect(provider)
+            assert isinstance(error, ProviderError)
+            assert "sk-test" not in str(error) and "***" in str(error), str(error)
+    finally:
+        await provider.aclose()
 
 
 # -- the run controller: queued input comes back ----------------------------------------

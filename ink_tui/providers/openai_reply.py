@@ -133,6 +133,10 @@ class ReplyBuilder:
         shown, self._shown = self._shown, []
         return shown
 
+    def redact(self, text: str) -> str:
+        """`text` with the API key masked: for anything of the server's that is shown."""
+        return self._redact(text)
+
     @property
     def finished(self) -> bool:
         """True once the server has said why the reply ended."""

@@ -13,8 +13,10 @@ another attempt cannot fix (a login page, a wrong endpoint) is a `ProviderError`
 
 from __future__ import annotations
 
+import json
+
 from ink_tui.core.provider_api import ProviderError
-from ink_tui.providers.openai_errors import describe_html, looks_like_html, shorten
+from ink_tui.providers.openai_errors import describe_html, error_text, looks_like_html, shorten
 from ink_tui.providers.openai_reply import ReplyBuilder
 from ink_tui.providers.retry import TransientFailure
 
@@ -44,7 +46,8 @@ def judge_end(
             "the server answered with a JSON object that is not a chat completion chunk: "
             f"{reply.stray}{said} ({source}); check the base URL"
         )
-    text = head.decode("utf-8", "replace").strip()
+    # Some servers echo the key they rejected; what they sent is quoted with it masked.
+    text = reply.redact(head.decode("utf-8", "replace").strip())
     if cause is not None and not text:
         return TransientFailure(
             f"connection lost before the reply ({shorten(cause, 80)})",
@@ -59,6 +62,10 @@ def judge_end(
             f"the server answered with {describe_html(text)}, not a reply stream ({source}); "
             "check the base URL (a proxy or a login page may be in the way)"
         )
+    if text.startswith("{"):
+        said = _json_said(text)
+        if said is not None:
+            return ProviderError(f"the server answered 200 with {said} ({source})")
     if done:
         return TransientFailure(
             "no reply in the stream",
@@ -71,3 +78,17 @@ def judge_end(
         )
     why = cause or "no chat completion chunk arrived"
     return TransientFailure(shorten(f"{CUT}: {why}", 120), f"{CUT}: {why} ({source})")
+
+
+def _json_said(text: str) -> str | None:
+    """A bare JSON object where events were expected, in words; None if it is not one."""
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(obj, dict):
+        return None
+    message = error_text(obj)
+    if message:
+        return f"an error instead of a reply stream: {shorten(message, 300)}"
+    return f"a JSON object that is not a chat completion chunk: {shorten(text, 200)}"
