@@ -19,6 +19,8 @@ it belongs to (None between runs). The names follow the seed (pi's runtime event
 | state_change                   | state (idle, running, interrupting, exited)  |
 | agent_settled                  | running -> idle/exited: the one "done", once per prompt |
 | input_restored                 | same                           |
+| server_waiting                 | same (the server has been silent N s; `over` when bytes flow) |
+| jobs_update                    | same (processes commands left running) |
 | error                          | the "run failed" notice        |
 | notice                         | every other notice             |
 
@@ -41,12 +43,14 @@ from typing import Any
 from ink_tui.core.events import (
     Event,
     InputRestored,
+    JobsUpdate,
     MessageEnd,
     Notice,
     QueueEntryView,
     QueueUpdate,
     RunEnd,
     RunStart,
+    ServerWaiting,
     StateChange,
     TextDelta,
     ThinkingDelta,
@@ -91,6 +95,8 @@ PUBLIC_EVENT_TYPES = (
     "state_change",
     "agent_settled",
     "input_restored",
+    "server_waiting",
+    "jobs_update",
     "error",
     "notice",
 )
@@ -257,6 +263,15 @@ class PublicProjection:
                     # Handed back by the settle of an aborted or failed run.
                     self._restored.append(restored)
                 emit("input_restored", **restored)
+            case ServerWaiting():
+                emit(
+                    "server_waiting",
+                    seconds=round(event.seconds, 1),
+                    limit_s=event.limit_s,
+                    over=event.over,
+                )
+            case JobsUpdate():
+                emit("jobs_update", jobs=[asdict(job) for job in event.jobs])
             case Notice(kind="retry"):
                 data = event.data
                 reason = text(str(data.get("reason", "")))
