@@ -131,7 +131,7 @@ FIGURES: dict[str, tuple[str, list[Row]]] = {
         [
             Row(
                 "6",
-                "{rpc_size_kb:g} KB fast stream: events/s to an RPC reader (vs bare pipe)",
+                "RPC events/s to a reader, {rpc_size_kb:g} KB fast (vs bare pipe)",
                 "events_per_s",
                 "events/s",
                 "pipe_events_per_s",
