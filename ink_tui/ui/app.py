@@ -56,7 +56,9 @@ MakeController = Callable[[EventBus], "RunController"]
 QUIT_WINDOW_S = 2.0
 
 
-class InkApp(App[int]):
+class InkApp(App[None]):
+    """The app returns no value: its exit status is `return_code`."""
+
     CSS_PATH = "app.tcss"
     TITLE = "ink"
     # Only our commands: the system "Quit" would leave without settling the run.
@@ -478,5 +480,7 @@ def run_app(config: Config, workspace: Path, plan: SessionPlan) -> int:
         config=config,
         freeze_startup_heap=True,
     )
-    code = app.run()
-    return code if code is not None else 0
+    app.run()
+    # The exit status is the app's return code (130 after a double Ctrl+C, 1 after a
+    # crash); `run()` returns the return value, which ink does not set.
+    return app.return_code or 0
