@@ -108,9 +108,12 @@ class RpcClient:
         """The first event from index `after` on that matches `predicate`."""
 
         async def scan() -> Event:
+            index = after  # each event is looked at once, however often we wake
             async with self._changed:
                 while True:
-                    for event in self._events[after:]:
+                    while index < len(self._events):
+                        event = self._events[index]
+                        index += 1
                         if predicate(event):
                             return event
                     if self.closed:

@@ -150,6 +150,20 @@ async def test_abort_during_bash_kills_it_and_restores_the_queue(
     assert not _processes_with("sleep 30.8123")
 
 
+async def test_wait_settled_hands_out_each_prompts_settle_in_turn(
+    ink: RpcClient, server: ScriptedServer
+) -> None:
+    server.push(text_reply("one"), text_reply("two"))
+    await ink.command("prompt", message="first")
+    first = await ink.wait_settled()
+    await ink.command("prompt", message="second")
+    second = await ink.wait_settled()
+    assert second["seq"] > first["seq"]
+    assert second["run_id"] is None and first["stop_reason"] == second["stop_reason"]
+    starts = [e for e in ink.seen if e["type"] == "agent_start"]
+    assert [e["prompt"] for e in starts] == ["first", "second"]
+
+
 async def test_retry_then_success_settles_once_with_two_agent_ends(
     ink: RpcClient, server: ScriptedServer
 ) -> None:
