@@ -234,6 +234,27 @@ async def test_double_ctrl_c_while_running_exits_130(
     assert app.return_code == 130
 
 
+async def test_second_ctrl_c_just_after_an_aborted_stream_settled_still_exits_130(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    gate = Gate()
+    server.push(text_reply("streaming", gate=gate))
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        await wait_gate(gate)
+        await submit(pilot, "queued steer")
+        await pilot.press("ctrl+c")
+        # The aborted stream settles at once and the steer comes back into the input;
+        # the second press, a moment later, must quit rather than clear it.
+        await app.controller.wait_idle()
+        await pilot.pause()
+        assert app.prompt.text == "queued steer"
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+    assert app.return_code == 130
+
+
 async def test_idle_ctrl_c_clears_then_warns_then_quits(
     server: ScriptedServer, workspace: Path
 ) -> None:

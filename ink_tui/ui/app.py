@@ -54,6 +54,10 @@ if TYPE_CHECKING:
 MakeController = Callable[[EventBus], "RunController"]
 
 QUIT_WINDOW_S = 2.0
+# A second Ctrl+C this soon after the one that aborted a run still means "quit now", even
+# if the run settled in between (an aborted stream settles in milliseconds): it must not
+# clear the input the settle just restored.
+DOUBLE_PRESS_S = 0.5
 
 
 class InkApp(App[None]):
@@ -105,6 +109,7 @@ class InkApp(App[None]):
         # Lines submitted before the controller exists (typed during the first frame).
         self._early: list[tuple[str, QueueMode]] = []
         self._last_idle_ctrl_c: float | None = None
+        self._last_abort_ctrl_c: float | None = None
 
     def compose(self) -> ComposeResult:
         yield Transcript(self.bus)
@@ -408,10 +413,19 @@ class InkApp(App[None]):
             self.screen.dismiss(None)
             return
         outcome = self.controller.interrupt() if self.controller is not None else "idle"
+        now = clock.now()
         if outcome == "aborting":
+            self._last_abort_ctrl_c = now
             self.query_one(HintRow).flash("Interrupting… press Ctrl+C again to quit now", 3.0)
             return
         if outcome == "exit":
+            return
+        aborted_at, self._last_abort_ctrl_c = self._last_abort_ctrl_c, None
+        if aborted_at is not None and now - aborted_at <= DOUBLE_PRESS_S:
+            # Loaded already: a run was aborted a moment ago.
+            from ink_tui.control.controller import EXIT_INTERRUPTED
+
+            self.quit_app(EXIT_INTERRUPTED)
             return
         # Idle with text selected in the transcript: Ctrl+C copies, as users expect of a
         # selection. While a run goes on it always interrupts (above): the stop key is
@@ -425,7 +439,6 @@ class InkApp(App[None]):
         if self.prompt.clear_input():
             self._last_idle_ctrl_c = None
             return
-        now = clock.now()
         if self._last_idle_ctrl_c is not None and now - self._last_idle_ctrl_c <= QUIT_WINDOW_S:
             self.quit_app(0)
             return
