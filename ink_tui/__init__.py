@@ -9,15 +9,25 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = ["AgentSession", "PromptResult", "QueueEntryGone", "QueuedInput", "SessionBusy"]
+__all__ = [
+    "AgentSession",
+    "ModelConfigError",
+    "PromptResult",
+    "QueueEntryGone",
+    "QueuedInput",
+    "SessionBusy",
+    "SyncAgentSession",
+]
 
 if TYPE_CHECKING:
     from ink_tui.api import (
         AgentSession,
+        ModelConfigError,
         PromptResult,
         QueuedInput,
         QueueEntryGone,
         SessionBusy,
+        SyncAgentSession,
     )
 
 

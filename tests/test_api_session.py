@@ -263,7 +263,9 @@ async def test_queue_entries_are_edited_moved_remoded_and_removed_by_id(
     with pytest.raises(QueueEntryGone):
         session.remove(999)
     last = events.of("queue_update")[-1]
-    assert last["entries"] == [{"id": b.id, "text": "B", "mode": "steer", "shell": False}]
+    assert [(e["id"], e["text"], e["mode"], e["shell"]) for e in last["entries"]] == [
+        (b.id, "B", "steer", False)
+    ]
     gate.open()
     await running
     assert user_texts(server.requests[1])[-1] == "B"

@@ -14,6 +14,7 @@ from ink_tui.api.session import (
     SessionBusy,
 )
 from ink_tui.api.session_open import ModelConfigError
+from ink_tui.api.sync_session import SyncAgentSession
 
 __all__ = [
     "AgentSession",
@@ -22,4 +23,5 @@ __all__ = [
     "QueueEntryGone",
     "QueuedInput",
     "SessionBusy",
+    "SyncAgentSession",
 ]
