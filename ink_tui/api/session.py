@@ -34,6 +34,9 @@ from typing import TYPE_CHECKING, Any, Literal
 from ink_tui.control.input_queue import TakeMode
 from ink_tui.control.public_events import PublicEvent, PublicProjection, history_dict
 
+if TYPE_CHECKING:
+    from ink_tui.core.messages import ToolCall
+
 log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
@@ -81,12 +84,17 @@ class AgentSession:
         session_id: str,
         writer: SessionWriter | None = None,
         warnings: list[str] | None = None,
+        redact_call: Callable[[ToolCall], dict[str, Any]] | None = None,
+        redact_text: Callable[[str], str] | None = None,
     ) -> None:
         self.controller = controller
         self.session_id = session_id
         self._writer = writer
         self.warnings = list(warnings or [])
-        self._projection = PublicProjection(session_id)
+        # Remote front ends (ink serve) pass hooks that reduce arguments and mask secrets.
+        self._projection = PublicProjection(
+            session_id, redact_call=redact_call, redact_text=redact_text
+        )
         self._subscribers: list[Callable[[PublicEvent], object]] = []
         # Resolved by `agent_settled`; made when a run starts, however it was started.
         self._settled: asyncio.Future[PromptResult] | None = None
@@ -108,12 +116,16 @@ class AgentSession:
         resume: str | None = None,
         continue_: bool = False,
         record: bool = True,
+        redact_call: Callable[[ToolCall], dict[str, Any]] | None = None,
+        redact_text: Callable[[str], str] | None = None,
         **settings: Any,
     ) -> _Opening:
         """A session for `workspace` (default: the current folder), from the same config
         the `ink` command reads; keyword settings are the command's flags
         (`steering_mode`, `follow_up_mode`, `max_iterations`, ...). `resume` is a session
-        id prefix, `continue_` resumes the newest; `record=False` writes nothing."""
+        id prefix, `continue_` resumes the newest; `record=False` writes nothing.
+        `redact_call` / `redact_text` are the event projection's hooks (see
+        `PublicProjection`)."""
         return _Opening(
             cls._open(
                 workspace,
@@ -124,6 +136,7 @@ class AgentSession:
                 continue_=continue_,
                 record=record,
                 settings=settings,
+                redact=(redact_call, redact_text),
             )
         )
 
@@ -139,6 +152,7 @@ class AgentSession:
         continue_: bool,
         record: bool,
         settings: dict[str, Any],
+        redact: tuple[Any, Any] = (None, None),
     ) -> AgentSession:
         from ink_tui.api.session_open import open_parts
 
@@ -155,6 +169,8 @@ class AgentSession:
             session_id=parts.session_id,
             writer=parts.writer,
             warnings=parts.warnings,
+            redact_call=redact[0],
+            redact_text=redact[1],
         )
 
     # -- state ---------------------------------------------------------------------------

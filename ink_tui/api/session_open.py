@@ -38,8 +38,8 @@ def open_parts(
 ) -> SessionParts:
     """Raises `ModelConfigError` for a configured model that cannot be used,
     `SessionLookupError` for an unknown id, `SessionFileError` for a file that cannot be
-    read, `OSError` (a `SessionStoreError` names path and cause) when the session store
-    cannot be written."""
+    read, `SessionLocked` for a session another process has open, `OSError` (a
+    `SessionStoreError` names path and cause) when the session store cannot be written."""
     from ink_tui.assemble import assemble_controller
     from ink_tui.session.config import load_config
     from ink_tui.session.model_errors import render_model_errors
@@ -58,6 +58,12 @@ def open_parts(
     warnings = [p for p in config.problems if p not in config.model_errors]
 
     choice = choose_session(workspace, continue_=continue_, resume=resume)
+    if record and choice.path is not None:
+        from ink_tui.session.session_lock import check_unlocked
+
+        # Refused before anything is built: a session open in another process (TUI,
+        # print, RPC, serve) raises `SessionLocked` naming it.
+        check_unlocked(choice.path)
     if choice.note:
         warnings.append(choice.note)
     loaded = load_session(choice.path) if choice.path is not None else None

@@ -22,6 +22,7 @@ it belongs to (None between runs). The names follow the seed (pi's runtime event
 | server_waiting                 | same (the server has been silent N s; `over` when bytes flow) |
 | jobs_update                    | same (processes commands left running) |
 | error                          | the "run failed" notice        |
+| extension_error                | the notice a failed extension handler leaves (kind "extension_error"), then that notice |
 | notice                         | every other notice             |
 
 "Done" is `agent_settled`: the queue has been flushed or restored and the session is
@@ -37,7 +38,7 @@ keep them whole.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 from ink_tui.core.events import (
@@ -98,12 +99,23 @@ PUBLIC_EVENT_TYPES = (
     "server_waiting",
     "jobs_update",
     "error",
+    "extension_error",
     "notice",
 )
 
 
 def queue_entries(entries: list[QueueEntryView]) -> list[dict[str, Any]]:
-    return [{"id": e.id, "text": e.text, "mode": e.mode, "shell": e.shell} for e in entries]
+    return [
+        {
+            "id": e.id,
+            "text": e.text,
+            "mode": e.mode,
+            "shell": e.shell,
+            "source": e.source,
+            "custom_type": e.custom_type,
+        }
+        for e in entries
+    ]
 
 
 def usage_dict(usage: Usage) -> dict[str, int]:
@@ -130,7 +142,15 @@ def history_dict(message: Message) -> dict[str, Any]:
     """One message of the conversation as the model has it."""
     match message:
         case UserMessage():
-            return {"role": "user", "kind": message.kind, "content": message.content}
+            user: dict[str, Any] = {
+                "role": "user",
+                "kind": message.kind,
+                "content": message.content,
+            }
+            if message.source is not None:
+                user["source"] = message.source
+                user["custom_type"] = message.custom_type
+            return user
         case AssistantMessage():
             return message_dict(message)
         case ToolResultMessage():
@@ -196,7 +216,13 @@ class PublicProjection:
             case TurnEnd():
                 emit("turn_end", turn=event.turn)
             case UserMessageEvent():
-                emit("user_message", text=text(event.text), kind=event.kind)
+                emit(
+                    "user_message",
+                    text=text(event.text),
+                    kind=event.kind,
+                    source=event.source or "user",
+                    custom_type=event.custom_type,
+                )
             case TextDelta():
                 emit("message_update", delta={"type": "text", "text": text(event.text)})
             case ThinkingDelta():
@@ -227,13 +253,16 @@ class PublicProjection:
                     duration_s=round(event.duration_s, 3),
                 )
             case ToolEnd():
+                shown_call = replace(event.call, arguments=self._redact_call(event.call))
                 emit(
                     "tool_execution_end",
                     call_id=event.call.id,
                     tool_name=event.call.name,
                     is_error=event.result.is_error,
                     content=text(event.message.content),
-                    summary=text(summary_line(event.call, event.result, event.duration_s)),
+                    # From the shown arguments: the summary names the call's main
+                    # argument (a bash command), which a remote front end may withhold.
+                    summary=text(summary_line(shown_call, event.result, event.duration_s)),
                     duration_s=round(event.duration_s, 3),
                 )
             case QueueUpdate():
@@ -286,6 +315,15 @@ class PublicProjection:
                 )
             case Notice(kind="error"):
                 emit("error", message=text(event.text))
+            case Notice(kind="extension_error"):
+                data = event.data
+                emit(
+                    "extension_error",
+                    extension=str(data.get("extension", "")),
+                    event=str(data.get("event", "")),
+                    error=text(str(data.get("error", ""))),
+                )
+                emit("notice", text=text(event.text), level=event.level, kind=event.kind)
             case Notice(kind="interrupting"):
                 pass  # a hint for people at a terminal; state_change says "interrupting"
             case Notice():

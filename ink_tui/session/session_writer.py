@@ -4,7 +4,8 @@ File format (version 1). UTF-8, one JSON object per line, each line ending in "\
 
     {"type": "header", "version": 1, "id": "3f9c2a7be01d",
      "started": "2024-05-01T10:15:30.123Z", "workspace": "/abs/path", "model": "gpt-x"}
-    {"type": "user", "kind": "prompt" | "steer" | "follow_up", "content": "..."}
+    {"type": "user", "kind": "prompt" | "steer" | "follow_up", "content": "...",
+     "source": "name", "custom_type": "task" | null}   (source: an extension's message)
     {"type": "assistant", "text": "...", "thinking": "...",
      "tool_calls": [{"id", "name", "arguments": {...}, "raw_arguments": "...",
                      "arguments_error": null | "..."}],
@@ -41,6 +42,9 @@ File format (version 1). UTF-8, one JSON object per line, each line ending in "\
   the bus logs it, as it did when writes ran in the callback itself.
 - Shell (`!`) runs are not part of the conversation and are not recorded.
 - No credentials: the writer is never given an API key, only the model name.
+- One writer per file across processes: `create` and `open_existing` take the session's
+  lock (`session_lock`) and `close` lets it go; a session open elsewhere raises
+  `SessionLocked` (an `OSError` naming the holder) and nothing is touched.
 
 The store layout (where files live, how they are named) is in `store_paths`.
 """
@@ -72,6 +76,7 @@ from ink_tui.session.entries import (
     encode_header,
 )
 from ink_tui.session.json_safe import json_safe_dict, to_json_bytes
+from ink_tui.session.session_lock import SessionLock, SessionLocked, acquire
 from ink_tui.session.session_reader import SessionFileError, read_header
 from ink_tui.session.session_recorder import SessionRecorder
 from ink_tui.session.store_errors import SessionStoreError
@@ -83,7 +88,13 @@ from ink_tui.session.store_paths import (
     workspace_dir,
 )
 
-__all__ = ["SessionRecorder", "SessionStoreError", "SessionWriteError", "SessionWriter"]
+__all__ = [
+    "SessionLocked",
+    "SessionRecorder",
+    "SessionStoreError",
+    "SessionWriteError",
+    "SessionWriter",
+]
 
 # Conversations can hold secrets from the user's files: keep them private to the user.
 _FILE_MODE = 0o600
@@ -106,8 +117,11 @@ class SessionWriter:
     Call it from one thread (the event loop); only the writer's thread touches the file.
     """
 
-    def __init__(self, path: Path, header: SessionHeader, file: BinaryIO) -> None:
+    def __init__(
+        self, path: Path, header: SessionHeader, file: BinaryIO, lock: SessionLock | None = None
+    ) -> None:
         self.path = path
+        self._lock = lock
         self.header = header
         # The model new replies come from: the header's, then each model change.
         self.model = header.model
@@ -162,7 +176,13 @@ class SessionWriter:
             break
         else:
             raise FileExistsError(f"could not create a new session file in {folder}")
-        writer = cls(path, header, os.fdopen(fd, "ab"))
+        # Nobody else knows the new id yet, so this cannot be refused in practice.
+        try:
+            lock = acquire(path)
+        except SessionLocked:
+            os.close(fd)
+            raise
+        writer = cls(path, header, os.fdopen(fd, "ab"), lock)
         writer._write(encode_header(header))
         writer.sync()
         # The file's name must survive a crash too, not only its contents.
@@ -178,12 +198,21 @@ class SessionWriter:
         entry onto it and turn a harmless torn tail into a damaged line mid-file.
         """
         header = read_header(path)
+        # Before the tail repair: trimming a file another process appends to would cut
+        # its last line.
+        lock = acquire(path)
         try:
             _repair_tail(path)
             file = open(path, "ab")  # noqa: SIM115 (owned by the writer)
         except OSError as error:
+            if lock is not None:
+                lock.release()
             raise SessionStoreError(path, error, is_folder=False) from error
-        return cls(path, header, file)
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        return cls(path, header, file, lock)
 
     # -- recording ----------------------------------------------------------------------
 
@@ -248,7 +277,11 @@ class SessionWriter:
                 # Stopped by the interpreter's exit hook: no thread left to race with.
                 self._fsync()
         finally:
-            self._close_file()
+            try:
+                self._close_file()
+            finally:
+                if self._lock is not None:
+                    self._lock.release()
         self._raise_failure()
 
     def __enter__(self) -> SessionWriter:

@@ -58,6 +58,9 @@ class SessionBinding:
 
     def resume(self, loaded: LoadedSession) -> PendingInput:
         """Append to `loaded`'s file from now on; returns its saved pending input."""
+        # `/resume` of the session being written opens the same file: let go of it (and
+        # its lock) first, or the lock would refuse the new writer.
+        self.close_session()
         self._attach(SessionWriter.open_existing(loaded.path))
         assert self._pending is not None
         return self._pending.load()

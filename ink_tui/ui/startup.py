@@ -49,6 +49,13 @@ def plan_session(
         return str(error)
     if choice.path is None:
         return SessionPlan("new", note=choice.note)
+    from ink_tui.session.session_lock import SessionLocked, check_unlocked
+
+    try:
+        # Refused before the app starts, rather than shown and then not saved.
+        check_unlocked(choice.path)
+    except SessionLocked as error:
+        return str(error)
     return SessionPlan("resume", choice.path, note=choice.note)
 
 
