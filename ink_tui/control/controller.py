@@ -12,6 +12,13 @@ the current run and the conversation history, and publishes everything on the bu
   (`InputRestored`) with a notice saying how many. An aborted run does the same by
   default; `interrupt_queue` may instead keep the queue, paused until `resume_queue()`
   or the next submitted line, or send it on as if the run had completed.
+- `send_message(...)`: a message a program part (an extension) injects, marked as its
+  own: running, a steer or follow-up joins the queue (with its source as the badge) and
+  `next_turn` waits for the next run's prompt; idle, `trigger_turn` starts a run with it,
+  else it is only recorded in the history for the next model call to see. Restoring the
+  queue to the editor hands back the user's entries only: an extension's words must not
+  become the user's by being sent from the editor.
+- `before_tool`: checks run before each model-requested call (see `core/scheduler.py`).
 """
 
 from __future__ import annotations
@@ -24,7 +31,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from ink_tui.control.bus import EventBus
-from ink_tui.control.input_queue import InputQueue, QueueEntry, QueueMode, is_shell_line
+from ink_tui.control.input_queue import (
+    InputQueue,
+    QueueEntry,
+    QueueMode,
+    TakeMode,
+    is_shell_line,
+)
 from ink_tui.control.run_settings import RunSettings
 from ink_tui.core.abort import AbortController
 from ink_tui.core.events import (
@@ -37,16 +50,18 @@ from ink_tui.core.events import (
     RunStart,
     RunState,
     StateChange,
+    UserMessageEvent,
 )
 from ink_tui.core.loop import AgentLoop, LoopResult
-from ink_tui.core.messages import Message, ToolCall
+from ink_tui.core.messages import Message, ToolCall, UserMessage
 from ink_tui.core.provider_api import Provider, ProviderError
 from ink_tui.core.scheduler import ToolScheduler
-from ink_tui.core.tool_api import Tool, ToolContext
+from ink_tui.core.tool_api import BeforeTool, Tool, ToolContext
 
 log = logging.getLogger(__name__)
 
 Outcome = Literal["completed", "aborted", "failed"]
+DeliverAs = Literal["steer", "follow_up", "next_turn"]
 InterruptOutcome = Literal["aborting", "exit", "idle"]
 Spawn = Callable[[Coroutine[Any, Any, None]], object]
 
@@ -89,6 +104,10 @@ class RunController:
         # Run synchronously by `exit()` before front ends are told: e.g. killing the
         # process groups of commands still running, since exiting does not wait for them.
         self.exit_hooks: list[Callable[[], object]] = []
+        # Checks before each call the model asks for (extensions' guards, approvals).
+        self.before_tool: list[BeforeTool] = []
+        # Injected messages waiting for the next run's prompt (deliver_as="next_turn").
+        self.next_turn: list[UserMessage] = []
         self._abort: AbortController | None = None
         self._run_id: str | None = None
         self._runs = 0
@@ -107,6 +126,38 @@ class RunController:
             return
         self._start(text)
 
+    def send_message(
+        self,
+        text: str,
+        *,
+        source: str,
+        custom_type: str | None = None,
+        deliver_as: DeliverAs = "steer",
+        trigger_turn: bool = False,
+    ) -> QueueEntry | None:
+        """Inject a message from `source` (an extension), marked as its own.
+
+        Returns the queue entry when it was queued. `next_turn` always waits for the next
+        run's prompt (`trigger_turn` does not apply to it)."""
+        if self.state == "exited" or not text.strip():
+            return None
+        message = UserMessage(text, "prompt", source=source, custom_type=custom_type)
+        if deliver_as == "next_turn":
+            self.next_turn.append(message)
+            return None
+        if self.state == "running":
+            return self.queue.add(text, deliver_as, source=source, custom_type=custom_type)
+        if trigger_turn:
+            self._start(message)
+            return None
+        # Idle, no turn wanted: into the history only, so the next model call sees it.
+        message.kind = deliver_as
+        self.history.append(message)
+        self._emit(
+            UserMessageEvent(text=text, kind=deliver_as, source=source, custom_type=custom_type)
+        )
+        return None
+
     def resume_queue(self) -> bool:
         """Run what an interrupt left queued (interrupt_queue = "keep"); False if nothing."""
         if self.state != "idle":
@@ -115,14 +166,14 @@ class RunController:
         if entry is None:
             self._set_paused(False)
             return False
-        self._start(entry.text)
+        self._start(_as_input(entry))
         return True
 
-    def _start(self, text: str) -> None:
+    def _start(self, first: str | UserMessage) -> None:
         self._set_paused(False)
         self._set_state("running")
         self._idle.clear()
-        coro = self._drive(text)
+        coro = self._drive(first)
         if self.spawn is not None:
             self.spawn(coro)
         else:
@@ -156,8 +207,9 @@ class RunController:
         self._idle.set()
 
     def pull_queue_to_editor(self) -> int:
-        """Move every queued entry back to the editor without stopping the run."""
-        return self._restore_queue("Moved {n} queued {inputs} back to the editor.")
+        """Move every queued entry of the user's back to the editor without stopping the
+        run (an extension's entries stay queued)."""
+        return self._restore_queue("Moved {n} queued {inputs} back to the editor.", drop=False)
 
     def abort(self) -> bool:
         """A program's abort: the first interrupt's effect, never an exit however often it
@@ -213,19 +265,19 @@ class RunController:
 
     # -- running ------------------------------------------------------------------
 
-    async def _drive(self, text: str) -> None:
-        """Run `text`, then whatever is queued, until the queue is empty or a run stops."""
-        next_text: str | None = text
+    async def _drive(self, first: str | UserMessage) -> None:
+        """Run `first`, then whatever is queued, until the queue is empty or a run stops."""
+        item: str | UserMessage | None = first
         try:
-            while next_text is not None and self.state == "running":
-                if is_shell_line(next_text):
-                    outcome = await self._run_shell(next_text)
+            while item is not None and self.state == "running":
+                if isinstance(item, str) and is_shell_line(item):
+                    outcome = await self._run_shell(item)
                 else:
-                    outcome = await self._run_agent(next_text)
+                    outcome = await self._run_agent(item)
                 if outcome != "completed":
                     break
                 entry = self.queue.take_first()
-                next_text = entry.text if entry is not None else None
+                item = _as_input(entry) if entry is not None else None
         finally:
             self._abort = None
             self._run_id = None
@@ -241,30 +293,40 @@ class RunController:
         self._publish_state()
         return self._abort
 
-    def _ctx(self, abort: AbortController) -> ToolContext:
+    def _ctx(self, abort: AbortController, *, checked: bool = False) -> ToolContext:
         return ToolContext(
-            workspace=self.workspace, signal=abort.signal, limits=self.settings.limits
+            workspace=self.workspace,
+            signal=abort.signal,
+            limits=self.settings.limits,
+            # The user's own `!` lines are not checked: only what the model asks for.
+            before_tool=tuple(self.before_tool) if checked else (),
         )
 
-    async def _run_agent(self, prompt: str) -> Outcome:
+    async def _run_agent(self, prompt: str | UserMessage) -> Outcome:
         abort = self._begin_run()
-        self._emit(RunStart(kind="agent", prompt=prompt))
+        text = prompt.content if isinstance(prompt, UserMessage) else prompt
+        self._emit(RunStart(kind="agent", prompt=text))
         steering_mode = self.settings.steering_mode
         follow_up_mode = self.settings.follow_up_mode
+        lead, self.next_turn = self.next_turn, []
+
+        def take(mode: QueueMode, how: TakeMode) -> list[UserMessage]:
+            return [_message_of(e) for e in self.queue.take(mode, how)]
+
         loop = AgentLoop(
             provider=self.provider,
             tools=self.tools,
             system_prompt=self.system_prompt,
             history=self.history,
-            ctx=self._ctx(abort),
+            ctx=self._ctx(abort, checked=True),
             emit=self._emit,
-            take_steering=lambda: [e.text for e in self.queue.take("steer", steering_mode)],
-            take_follow_up=lambda: [e.text for e in self.queue.take("follow_up", follow_up_mode)],
+            take_steering=lambda: take("steer", steering_mode),
+            take_follow_up=lambda: take("follow_up", follow_up_mode),
             config=self.settings.loop,
         )
         started = time.monotonic()
         try:
-            result = await loop.run(prompt)
+            result = await loop.run(prompt, lead)
         except Exception as error:
             log.debug("run failed", exc_info=True)
             return self._settle_failure(error, started)
@@ -329,7 +391,7 @@ class RunController:
                 )
             )
             return "aborted"
-        self._restore_queue("Restored {n} queued {inputs} to the editor.")
+        self._restore_queue("Restored {n} queued {inputs} to the editor.", drop=True)
         return "aborted"
 
     def _set_paused(self, paused: bool) -> None:
@@ -341,11 +403,27 @@ class RunController:
         message = describe_error(error)
         self._emit(RunEnd(stop_reason=None, error=message, duration_s=time.monotonic() - started))
         self._emit(Notice(text=f"Run failed: {message}", level="error", kind="error"))
-        self._restore_queue("Restored {n} queued {inputs} to the editor.")
+        self._restore_queue("Restored {n} queued {inputs} to the editor.", drop=True)
         return "failed"
 
-    def _restore_queue(self, template: str) -> int:
-        entries = self.queue.drain()
+    def _restore_queue(self, template: str, *, drop: bool) -> int:
+        """Hand the user's queued entries back to the editor; `drop` also takes out the
+        extensions' entries (they are not the user's to send, and nothing runs them now)."""
+        if drop:
+            dropped = self.queue.drain(lambda e: e.source != "user")
+            if dropped:
+                names = ", ".join(sorted({repr(e.source) for e in dropped}))
+                count = len(dropped)
+                self._emit(
+                    Notice(
+                        text=(
+                            f"Dropped {count} queued {'message' if count == 1 else 'messages'} "
+                            f"from extension {names}."
+                        ),
+                        kind="dropped",
+                    )
+                )
+        entries = self.queue.drain(lambda e: e.source == "user")
         if not entries:
             return 0
         count = len(entries)
@@ -372,5 +450,30 @@ class RunController:
         )
 
     def _publish_queue(self, entries: list[QueueEntry]) -> None:
-        views = [QueueEntryView(id=e.id, text=e.text, mode=e.mode, shell=e.shell) for e in entries]
+        views = [
+            QueueEntryView(
+                id=e.id,
+                text=e.text,
+                mode=e.mode,
+                shell=e.shell,
+                source=e.source,
+                custom_type=e.custom_type,
+            )
+            for e in entries
+        ]
         self._emit(QueueUpdate(entries=views, paused=self.queue_paused))
+
+
+def _message_of(entry: QueueEntry) -> UserMessage:
+    """A queued entry as the loop appends it: an extension's keeps its sender."""
+    source = None if entry.source == "user" else entry.source
+    return UserMessage(entry.text, entry.mode, source=source, custom_type=entry.custom_type)
+
+
+def _as_input(entry: QueueEntry) -> str | UserMessage:
+    """What a queued entry starts when it runs as a run of its own."""
+    if entry.source == "user":
+        return entry.text
+    message = _message_of(entry)
+    message.kind = "prompt"
+    return message

@@ -23,10 +23,15 @@ class QueueEntry:
     id: int
     text: str
     mode: QueueMode
+    # "user", or the name of the extension that queued it: its message reaches the
+    # model marked as the extension's (`UserMessage.source`), never as the user's.
+    source: str = "user"
+    custom_type: str | None = None
 
     @property
     def shell(self) -> bool:
-        return is_shell_line(self.text)
+        # Only the user's own `!` lines run in the shell; an extension's text never does.
+        return self.source == "user" and is_shell_line(self.text)
 
 
 class InputQueue:
@@ -45,8 +50,15 @@ class InputQueue:
     def get(self, entry_id: int) -> QueueEntry | None:
         return next((e for e in self._entries if e.id == entry_id), None)
 
-    def add(self, text: str, mode: QueueMode) -> QueueEntry:
-        entry = QueueEntry(self._next_id, text, mode)
+    def add(
+        self,
+        text: str,
+        mode: QueueMode,
+        *,
+        source: str = "user",
+        custom_type: str | None = None,
+    ) -> QueueEntry:
+        entry = QueueEntry(self._next_id, text, mode, source, custom_type)
         self._next_id += 1
         self._entries.append(entry)
         self._changed()
@@ -126,9 +138,13 @@ class InputQueue:
         self._changed()
         return entry
 
-    def drain(self) -> list[QueueEntry]:
-        """Take every entry (restoring the queue to the editor)."""
-        taken, self._entries = self._entries, []
+    def drain(self, which: Callable[[QueueEntry], bool] | None = None) -> list[QueueEntry]:
+        """Take every entry, or every one `which` accepts (restoring them to the editor)."""
+        if which is None:
+            taken, self._entries = self._entries, []
+        else:
+            taken = [e for e in self._entries if which(e)]
+            self._entries = [e for e in self._entries if not which(e)]
         if taken:
             self._changed()
         return taken

@@ -60,6 +60,9 @@ class UserMessageEvent(Event):
     type: ClassVar[str] = "user_message"
     text: str
     kind: UserKind
+    # Set when an extension injected it (see `UserMessage.source`); None for the user.
+    source: str | None = None
+    custom_type: str | None = None
 
 
 @dataclass(slots=True, kw_only=True)
@@ -120,6 +123,9 @@ class QueueEntryView:
     text: str
     mode: Literal["steer", "follow_up"]
     shell: bool
+    # "user", or the name of the extension that queued it (shown as its badge).
+    source: str = "user"
+    custom_type: str | None = None
 
 
 @dataclass(slots=True, kw_only=True)

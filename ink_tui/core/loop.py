@@ -14,12 +14,15 @@ The skip flag keeps input just taken at step 3 from being followed at once by a 
 batch at step 1, which in `one-at-a-time` mode would send two entries in one request.
 
 The loop owns no queue: `take_steering` / `take_follow_up` are handed in by the run
-controller, which applies the steer and follow-up modes.
+controller, which applies the steer and follow-up modes. They hand over whole user
+messages, so a message an extension injected keeps its sender (`UserMessage.source`).
+`run(prompt, lead=...)` puts messages that waited for this run (an extension's
+`next_turn`) into the history just before the prompt.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ink_tui.core.abort import AbortError, AbortSignal
@@ -59,7 +62,7 @@ from ink_tui.core.provider_api import (
 from ink_tui.core.scheduler import ToolScheduler
 from ink_tui.core.tool_api import Tool, ToolContext, spec_of
 
-TakeInput = Callable[[], list[str]]
+TakeInput = Callable[[], list[UserMessage]]
 
 CUT_OFF_CALL = (
     "Not run: your reply was cut off by the output token limit before it was complete, so "
@@ -91,9 +94,10 @@ class AgentLoop:
     def signal(self) -> AbortSignal:
         return self.ctx.signal
 
-    async def run(self, prompt: str) -> LoopResult:
+    async def run(self, prompt: str | UserMessage, lead: Sequence[UserMessage] = ()) -> LoopResult:
         result = LoopResult("completed")
-        self._append_user([prompt], "prompt")
+        first = prompt if isinstance(prompt, UserMessage) else UserMessage(prompt, "prompt")
+        self._append_user([*lead, first], None)
         scheduler = ToolScheduler(self.tools, self.ctx, self.emit, self.config.abort_grace_s)
         skip_steering = False
         tool_replies = 0
@@ -141,19 +145,33 @@ class AgentLoop:
                         kind="cut_off",
                     )
                 )
-            for take, kind in ((self.take_steering, "steer"), (self.take_follow_up, "follow_up")):
+            takes: tuple[tuple[TakeInput, UserKind], ...] = (
+                (self.take_steering, "steer"),
+                (self.take_follow_up, "follow_up"),
+            )
+            for take, kind in takes:
                 texts = take()
                 if texts:
-                    self._append_user(texts, kind)  # type: ignore[arg-type]
+                    self._append_user(texts, kind)
                     skip_steering = True
                     break
             else:
                 return result
 
-    def _append_user(self, texts: list[str], kind: UserKind) -> None:
-        for text in texts:
-            self.history.append(UserMessage(content=text, kind=kind))
-            self.emit(UserMessageEvent(text=text, kind=kind))
+    def _append_user(self, messages: Iterable[UserMessage], kind: UserKind | None) -> None:
+        """Append to the history; `kind`, when given, says how they entered it."""
+        for message in messages:
+            if kind is not None:
+                message.kind = kind
+            self.history.append(message)
+            self.emit(
+                UserMessageEvent(
+                    text=message.content,
+                    kind=message.kind,
+                    source=message.source,
+                    custom_type=message.custom_type,
+                )
+            )
 
     async def _stream_reply(self) -> AssistantMessage:
         """Stream one model reply into the history.

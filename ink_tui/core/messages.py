@@ -32,6 +32,22 @@ class UserMessage:
     # How it entered the history: the prompt that started the run, or an injection.
     kind: UserKind = "prompt"
     role: Literal["user"] = "user"
+    # Who wrote it: None for the user; otherwise the name of the program part (an
+    # extension) that injected it, with what it says it is (a fact, a constraint, a
+    # task). The model is told so (`model_text`): never passed off as the user's words.
+    source: str | None = None
+    custom_type: str | None = None
+
+    def model_text(self) -> str:
+        """The content as the model reads it: an injected message names its sender."""
+        if self.source is None:
+            return self.content
+        return f"{injected_marker(self.source, self.custom_type)} {self.content}"
+
+
+def injected_marker(source: str, custom_type: str | None) -> str:
+    kind = f", {custom_type}" if custom_type else ""
+    return f"[from extension {source!r}{kind}; not written by the user]"
 
 
 @dataclass(slots=True)

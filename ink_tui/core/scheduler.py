@@ -10,6 +10,12 @@ Events, per the run-control contract:
 - `tool_settled` as each concurrent call gets its result, in completion order;
 - `tool_end` for every call in call order, carrying exactly what enters the history.
 
+Checks before a call (`ToolContext.before_tool`: an extension's guard, later approvals)
+run after validation and before the call executes, in order; the first that returns a
+reason blocks the call, and the model gets the reason as its error result. A check that
+raises blocks too (a broken guard must not let everything through). An abort while a
+check waits ends the wait: the call is not run.
+
 Abort: a running tool gets the signal and should return soon. One that has not returned
 `grace_s` after the abort is abandoned: it gets an error result and whatever it returns
 later is dropped. Calls that never started get a synthetic error result, so every call
@@ -146,6 +152,34 @@ class ToolScheduler:
     def _not_run(self) -> _Outcome:
         return _Outcome(ToolResult.error(NOT_RUN_ABORTED, not_run=True))
 
+    async def _check(self, call: ToolCall) -> ToolResult | None:
+        """Run the checks before `call`; None lets it run, else the result it gets."""
+        for check in self._ctx.before_tool:
+            checking = asyncio.ensure_future(check(call, self.signal))
+            aborted = asyncio.ensure_future(self.signal.wait())
+            try:
+                await asyncio.wait({checking, aborted}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                aborted.cancel()
+            if not checking.done():
+                checking.cancel()
+                return self._not_run().result
+            if checking.cancelled():
+                return self._not_run().result
+            error = checking.exception()
+            if isinstance(error, AbortError):
+                return self._not_run().result
+            if error is not None:
+                reason = (
+                    f"Blocked: the check before running {call.name} failed "
+                    f"({type(error).__name__}: {error}), so the call was not run."
+                )
+            else:
+                reason = checking.result()
+            if reason:
+                return ToolResult.error(str(reason), blocked=True)
+        return None
+
     async def _run_alone(self, call: ToolCall) -> ToolResultMessage:
         self._emit(ToolStart(call=call))
         if self.signal.aborted:
@@ -153,6 +187,10 @@ class ToolScheduler:
         problem = validation_error(call, self._tools)
         if problem is not None:
             return self._end(call, _Outcome(ToolResult.error(problem, invalid=True)))
+        if self._ctx.before_tool:
+            refused = await self._check(call)
+            if refused is not None:
+                return self._end(call, _Outcome(refused))
         outcome = await run_tool(self._tools[call.name], call, self._ctx, self._grace_s)
         return self._end(call, outcome)
 
@@ -163,6 +201,11 @@ class ToolScheduler:
         slots = asyncio.Semaphore(MAX_CONCURRENT)
 
         async def one(index: int, call: ToolCall) -> None:
+            if self._ctx.before_tool:
+                refused = await self._check(call)
+                if refused is not None:
+                    outcomes[index] = _Outcome(refused)
+                    return
             async with slots:
                 if self.signal.aborted:
                     outcomes[index] = self._not_run()

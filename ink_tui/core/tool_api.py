@@ -7,11 +7,19 @@ raising `ToolError`; any other exception becomes an error result naming the exce
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from ink_tui.core.abort import AbortSignal
+from ink_tui.core.messages import ToolCall
+
+# A check run before a validated call executes (an extension's guard; later the user's
+# approval): it gets the call and the run's abort signal and returns None to let the
+# call run or a reason, which the model receives as the call's error result. It may
+# take its time (ask someone); an abort meanwhile stops the wait.
+BeforeTool = Callable[[ToolCall, AbortSignal], Awaitable[str | None]]
 
 
 class ToolError(Exception):
@@ -33,6 +41,8 @@ class ToolContext:
     workspace: Path
     signal: AbortSignal
     limits: ToolLimits = field(default_factory=ToolLimits)
+    # Checked in order before each call runs; the first reason blocks it.
+    before_tool: Sequence[BeforeTool] = ()
 
 
 @dataclass(slots=True)

@@ -44,7 +44,8 @@ def encode_messages(request: ModelRequest) -> list[dict[str, Any]]:
         wire.append({"role": "system", "content": request.system_prompt})
     for message in request.messages:
         if isinstance(message, UserMessage):
-            wire.append({"role": "user", "content": message.content})
+            # An extension's message says whose it is (never passed off as the user's).
+            wire.append({"role": "user", "content": message.model_text()})
         elif isinstance(message, ToolResultMessage):
             wire.append(
                 {"role": "tool", "tool_call_id": message.call_id, "content": message.content}

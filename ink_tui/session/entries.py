@@ -107,7 +107,12 @@ def encode_header(header: SessionHeader) -> dict[str, Any]:
 def encode_entry(entry: Entry) -> dict[str, Any]:
     match entry:
         case UserEntry(message=message):
-            return {"type": "user", "kind": message.kind, "content": message.content}
+            encoded = {"type": "user", "kind": message.kind, "content": message.content}
+            if message.source is not None:
+                # Injected by an extension: resuming must keep it marked as such.
+                encoded["source"] = message.source
+                encoded["custom_type"] = message.custom_type
+            return encoded
         case AssistantEntry(message=message):
             return _encode_assistant(message)
         case ToolResultEntry(message=message, details=details, duration_s=duration_s):
@@ -195,7 +200,14 @@ def decode_entry(obj: Any) -> Entry:
     match kind:
         case "user":
             user_kind = cast(UserKind, fields.choice("kind", _USER_KINDS))
-            return UserEntry(UserMessage(content=fields.get("content", str), kind=user_kind))
+            return UserEntry(
+                UserMessage(
+                    content=fields.get("content", str),
+                    kind=user_kind,
+                    source=fields.optional("source", str, None),
+                    custom_type=fields.optional("custom_type", (str, type(None)), None),
+                )
+            )
         case "assistant":
             return AssistantEntry(_decode_assistant(fields))
         case "tool_result":

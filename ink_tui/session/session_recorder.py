@@ -60,7 +60,14 @@ class SessionRecorder:
         shell = self._run_kinds.get(event.run_id) == "shell"
         match event:
             case UserMessageEvent() if not shell:
-                self.writer.record_user(UserMessage(content=event.text, kind=event.kind))
+                self.writer.record_user(
+                    UserMessage(
+                        content=event.text,
+                        kind=event.kind,
+                        source=event.source,
+                        custom_type=event.custom_type,
+                    )
+                )
             case MessageEnd() if not shell:
                 self.writer.record_assistant(event.message)
             case ToolEnd() if not shell:
