@@ -16,6 +16,9 @@ What it promises a caller (the run-control contract, seen from outside):
 - Events: `subscribe(callback)` or `async for event in session.events()`, each a public
   event (see `ink_tui.control.public_events` and docs/events.md); `agent_settled` is
   the one "done", exactly once per prompt.
+- Extensions (`extensions=True`, the default): the user's load; the project's only when
+  its folder is trusted or `trust_extensions=True` (a program is never asked; what was
+  skipped is in `warnings`). Their commands: `commands`, `run_command`.
 
 The session is recorded like the TUI's (same JSONL store), so `ink -c` opens it.
 """
@@ -41,6 +44,8 @@ log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from ink_tui.control.controller import RunController
+    from ink_tui.extensions.host import ExtensionHost
+    from ink_tui.extensions.startup import ExtensionOptions
     from ink_tui.session.session_writer import SessionWriter
 
 DeliverAs = Literal["steer", "follow_up"]
@@ -60,6 +65,8 @@ class QueuedInput:
     id: int
     text: str
     mode: Mode
+    # "user", or the name of the extension that queued it.
+    source: str = "user"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +109,7 @@ class AgentSession:
         self._tasks: set[asyncio.Future[Any]] = set()
         self._unsubscribe_bus = controller.bus.subscribe(self._on_event)
         self._closed = False
+        self.extensions: ExtensionHost | None = None
 
     # -- building ------------------------------------------------------------------------
 
@@ -118,6 +126,8 @@ class AgentSession:
         record: bool = True,
         redact_call: Callable[[ToolCall], dict[str, Any]] | None = None,
         redact_text: Callable[[str], str] | None = None,
+        extensions: bool = True,
+        trust_extensions: bool = False,
         **settings: Any,
     ) -> _Opening:
         """A session for `workspace` (default: the current folder), from the same config
@@ -125,7 +135,10 @@ class AgentSession:
         (`steering_mode`, `follow_up_mode`, `max_iterations`, ...). `resume` is a session
         id prefix, `continue_` resumes the newest; `record=False` writes nothing.
         `redact_call` / `redact_text` are the event projection's hooks (see
-        `PublicProjection`)."""
+        `PublicProjection`). `extensions=False` loads none; `trust_extensions=True` loads
+        the project's without its folder being trusted (this session only)."""
+        from ink_tui.extensions.startup import ExtensionOptions
+
         return _Opening(
             cls._open(
                 workspace,
@@ -137,6 +150,7 @@ class AgentSession:
                 record=record,
                 settings=settings,
                 redact=(redact_call, redact_text),
+                extensions=ExtensionOptions(enabled=extensions, trust_project=trust_extensions),
             )
         )
 
@@ -153,6 +167,7 @@ class AgentSession:
         record: bool,
         settings: dict[str, Any],
         redact: tuple[Any, Any] = (None, None),
+        extensions: ExtensionOptions | None = None,
     ) -> AgentSession:
         from ink_tui.api.session_open import open_parts
 
@@ -164,7 +179,7 @@ class AgentSession:
             continue_=continue_,
             record=record,
         )
-        return cls(
+        session = cls(
             parts.controller,
             session_id=parts.session_id,
             writer=parts.writer,
@@ -172,6 +187,21 @@ class AgentSession:
             redact_call=redact[0],
             redact_text=redact[1],
         )
+        if extensions is not None and extensions.enabled:
+            from dataclasses import replace
+
+            session.attach_extensions(replace(extensions, config_dir=parts.config_dir))
+        return session
+
+    def attach_extensions(self, options: ExtensionOptions) -> None:
+        """Load the extensions `options` allow (on this loop: their setup may act)."""
+        from ink_tui.extensions.startup import skipped_message, start_extensions
+
+        started = start_extensions(self.controller, options, session_id=self.session_id)
+        self.extensions = started.host
+        skipped = skipped_message(started)
+        if skipped:
+            self.warnings.append(skipped)
 
     # -- state ---------------------------------------------------------------------------
 
@@ -272,6 +302,24 @@ class AgentSession:
         entry = self.controller.queue.add(text, mode)
         return QueuedInput(entry.id, entry.text, entry.mode)
 
+    # -- extension commands --------------------------------------------------------------
+
+    @property
+    def commands(self) -> list[dict[str, str]]:
+        """The slash commands extensions registered: name ("/x"), description, extension."""
+        host = self.extensions
+        if host is None:
+            return []
+        return [
+            {"name": f"/{c.name}", "description": c.description, "extension": c.extension}
+            for c in host.commands.values()
+        ]
+
+    def run_command(self, name: str, argument: str = "") -> bool:
+        """Run an extension's `/name`; False when no extension registered it."""
+        self._check_open()
+        return self.extensions is not None and self.extensions.run_command(name, argument)
+
     async def abort(self) -> PromptResult | None:
         """Abort the run and wait until it has settled; None when nothing was running."""
         settled = self._settled
@@ -289,11 +337,11 @@ class AgentSession:
 
     @property
     def queue(self) -> list[QueuedInput]:
-        return [QueuedInput(e.id, e.text, e.mode) for e in self.controller.queue.entries]
+        return [QueuedInput(e.id, e.text, e.mode, e.source) for e in self.controller.queue.entries]
 
     def clear_queue(self) -> list[QueuedInput]:
         """Remove every queued entry; returns them (nothing goes back to an editor)."""
-        return [QueuedInput(e.id, e.text, e.mode) for e in self.controller.clear_queue()]
+        return [QueuedInput(e.id, e.text, e.mode, e.source) for e in self.controller.clear_queue()]
 
     def edit(self, entry_id: int, text: str) -> None:
         self._entry(entry_id)
@@ -319,7 +367,7 @@ class AgentSession:
         entry = self.controller.queue.get(entry_id)
         if entry is None:
             raise QueueEntryGone(f"no queued entry has id {entry_id} (sent or removed?)")
-        return QueuedInput(entry.id, entry.text, entry.mode)
+        return QueuedInput(entry.id, entry.text, entry.mode, entry.source)
 
     # -- events --------------------------------------------------------------------------
 
@@ -399,6 +447,8 @@ class AgentSession:
         if self.is_busy:
             await self.abort()
         self._closed = True
+        if self.extensions is not None:
+            self.extensions.close()
         await self.controller.aclose()
         self._unsubscribe_bus()
         for close in self._closers:

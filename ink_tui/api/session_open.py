@@ -26,6 +26,8 @@ class SessionParts:
     session_id: str
     writer: SessionWriter | None
     warnings: list[str] = field(default_factory=list)
+    # The user config folder the config came from (its `extensions/` folder).
+    config_dir: Path | None = None
 
 
 def open_parts(
@@ -90,4 +92,4 @@ def open_parts(
         session_id = loaded.id
     else:
         session_id = uuid.uuid4().hex[:12]
-    return SessionParts(controller, session_id, writer, warnings)
+    return SessionParts(controller, session_id, writer, warnings, config.user_config_dir)

@@ -1,0 +1,293 @@
+"""The session side of extensions: one host per controller.
+
+- Events: the host projects the bus into public events (the same projection programs
+  get) and calls each extension's handlers for them, never inside a bus publish (they
+  run soon after, in order, on the loop) so that a handler may act on the session.
+- `tool_call`: one check in the controller's `before_tool` list asks every extension's
+  handlers in load order; the first `block(reason)` stops the call.
+- Failures: an extension that cannot load, or a handler or command that raises, becomes
+  a notice of kind "extension_error" (the public `extension_error` event and a line for
+  the user); ink goes on. A `tool_call` handler that raises blocks that call: a broken
+  guard must not wave everything through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib.util
+import inspect
+import logging
+import re
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from ink_tui.control.public_events import PublicEvent, PublicProjection
+from ink_tui.core.abort import AbortSignal
+from ink_tui.core.events import Event, Notice, NoticeLevel
+from ink_tui.core.messages import ToolCall
+from ink_tui.extensions.api import TOOL_CALL, Block, DeliverAs, Handler, Ink, ToolCallInfo
+from ink_tui.session.config_files import display_path
+
+if TYPE_CHECKING:
+    from ink_tui.control.controller import RunController
+
+log = logging.getLogger(__name__)
+
+ERROR_KIND = "extension_error"
+
+
+@dataclass(frozen=True, slots=True)
+class ExtensionCommand:
+    name: str
+    """Without the slash."""
+    description: str
+    extension: str
+    handler: Handler
+
+
+class ExtensionHost:
+    def __init__(
+        self,
+        controller: RunController,
+        *,
+        session_id: str = "",
+        reserved_commands: Iterable[str] = (),
+    ) -> None:
+        self.controller = controller
+        self.workspace = controller.workspace
+        # Loaded extensions, by name, in load order.
+        self.loaded: dict[str, Path] = {}
+        self.commands: dict[str, ExtensionCommand] = {}
+        # Names a front end keeps for itself (its built-in commands).
+        self.reserved_commands = set(reserved_commands)
+        self._handlers: dict[str, list[tuple[str, Handler]]] = {}
+        self._projection = PublicProjection(session_id)
+        self._run_id: str | None = None
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self._unsubscribe = controller.bus.subscribe(self._on_event)
+        controller.before_tool.append(self._before_tool)
+
+    @property
+    def is_busy(self) -> bool:
+        return self.controller.state == "running"
+
+    # -- loading ---------------------------------------------------------------------
+
+    def load_all(self, paths: Iterable[Path]) -> list[str]:
+        """Load each file; the names of those that loaded."""
+        return [name for path in paths if (name := self.load(path)) is not None]
+
+    def load(self, path: Path) -> str | None:
+        """Import `path` and call its `setup(ink)`; None (and a notice) if that fails."""
+        name = path.stem
+        if name in self.loaded:
+            self._failed(name, "setup", f"another extension is already called {name!r}", path)
+            return None
+        try:
+            module = import_file(path)
+            setup = getattr(module, "setup", None)
+            if not callable(setup):
+                raise AttributeError("it has no setup(ink) function")
+            result = setup(Ink(self, name, path))
+            if inspect.isawaitable(result):
+                self._track(asyncio.ensure_future(result), name, "setup")
+        except (Exception, SystemExit) as error:
+            self._forget(name)
+            self._failed(name, "setup", describe(error), path)
+            return None
+        self.loaded[name] = path
+        return name
+
+    def _forget(self, name: str) -> None:
+        """Undo what a failed setup registered halfway."""
+        for handlers in self._handlers.values():
+            handlers[:] = [h for h in handlers if h[0] != name]
+        for command in [c for c in self.commands.values() if c.extension == name]:
+            del self.commands[command.name]
+
+    def close(self) -> None:
+        self._unsubscribe()
+        if self._before_tool in self.controller.before_tool:
+            self.controller.before_tool.remove(self._before_tool)
+        for task in tuple(self._tasks):
+            task.cancel()
+
+    # -- what `Ink` calls ------------------------------------------------------------
+
+    def add_handler(self, extension: str, event_name: str, handler: Handler) -> None:
+        self._handlers.setdefault(event_name, []).append((extension, handler))
+
+    def add_command(self, extension: str, name: str, handler: Handler, description: str) -> None:
+        taken = self.commands.get(name)
+        if name in self.reserved_commands or taken is not None:
+            owner = f"extension {taken.extension!r}" if taken else "ink itself"
+            self._notice(
+                f"Extension {extension!r}: /{name} is taken by {owner}; not registered.",
+                "warning",
+                kind="extension",
+            )
+            return
+        self.commands[name] = ExtensionCommand(name, description, extension, handler)
+
+    def send_message(
+        self,
+        extension: str,
+        content: str,
+        custom_type: str,
+        deliver_as: DeliverAs,
+        trigger_turn: bool,
+    ) -> int | None:
+        entry = self.controller.send_message(
+            content,
+            source=extension,
+            custom_type=custom_type,
+            deliver_as=deliver_as,
+            trigger_turn=trigger_turn,
+        )
+        return entry.id if entry is not None else None
+
+    def notify(self, extension: str, text: str, level: NoticeLevel) -> None:
+        self._notice(f"[{extension}] {text}", level, kind="extension")
+
+    # -- commands --------------------------------------------------------------------
+
+    def run_command(self, name: str, argument: str = "") -> bool:
+        """Run `/name argument`; False when no extension registered that name."""
+        command = self.commands.get(name.removeprefix("/").lower())
+        if command is None:
+            return False
+        self._call(command.extension, f"/{command.name}", command.handler, argument, False)
+        return True
+
+    # -- events ----------------------------------------------------------------------
+
+    def _on_event(self, event: Event) -> None:
+        self._run_id = event.run_id
+        if not any(handlers for kind, handlers in self._handlers.items() if kind != TOOL_CALL):
+            return
+        publics = self._projection.project(event)
+        # A failing handler of the error's own events is only logged: no error loops.
+        quiet = isinstance(event, Notice) and event.kind == ERROR_KIND
+        for public in publics:
+            for extension, handler in tuple(self._handlers.get(public["type"], ())):
+                self._soon(extension, public["type"], handler, dict(public), quiet)
+
+    def _soon(
+        self, extension: str, what: str, handler: Handler, arg: PublicEvent, quiet: bool
+    ) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._call(extension, what, handler, arg, quiet)
+            return
+        loop.call_soon(self._call, extension, what, handler, arg, quiet)
+
+    def _call(self, extension: str, what: str, handler: Handler, arg: Any, quiet: bool) -> None:
+        try:
+            result = handler(arg)
+            if inspect.isawaitable(result):
+                self._track(asyncio.ensure_future(result), extension, what, quiet)
+        except Exception as error:
+            self._handler_failed(extension, what, error, quiet)
+
+    def _track(
+        self, task: asyncio.Future[Any], extension: str, what: str, quiet: bool = False
+    ) -> None:
+        self._tasks.add(task)
+
+        def done(finished: asyncio.Future[Any]) -> None:
+            self._tasks.discard(finished)
+            if finished.cancelled():
+                return
+            error = finished.exception()
+            if isinstance(error, Exception):
+                self._handler_failed(extension, what, error, quiet)
+
+        task.add_done_callback(done)
+
+    def _handler_failed(self, extension: str, what: str, error: Exception, quiet: bool) -> None:
+        if quiet:
+            log.error("extension %s failed in %s", extension, what, exc_info=error)
+            return
+        self._failed(extension, what, describe(error))
+
+    # -- the tool gate ---------------------------------------------------------------
+
+    async def _before_tool(self, call: ToolCall, signal: AbortSignal) -> str | None:
+        handlers = self._handlers.get(TOOL_CALL)
+        if not handlers:
+            return None
+        info = ToolCallInfo(call.name, dict(call.arguments), call.id)
+        for extension, handler in tuple(handlers):
+            try:
+                verdict = handler(info)
+                if inspect.isawaitable(verdict):
+                    verdict = await verdict
+            except Exception as error:
+                self._failed(extension, TOOL_CALL, describe(error))
+                return (
+                    f"Blocked by extension {extension!r}: its check of this call failed "
+                    f"({describe(error)}), so the call was not run."
+                )
+            if isinstance(verdict, Block):
+                return f"Blocked by extension {extension!r}: {verdict.reason}"
+            if verdict is not None:
+                self._failed(
+                    extension,
+                    TOOL_CALL,
+                    f"the handler returned {type(verdict).__name__}; return block(reason) or None",
+                )
+        return None
+
+    # -- notices ---------------------------------------------------------------------
+
+    def _failed(self, extension: str, what: str, error: str, path: Path | None = None) -> None:
+        if what == "setup":
+            where = display_path(path) if path is not None else repr(extension)
+            text = f"Extension {where} was not loaded: {error}"
+        else:
+            text = f"Extension {extension!r} failed in {what}: {error}"
+        self._notice(
+            text,
+            "error",
+            kind=ERROR_KIND,
+            data={"extension": extension, "event": what, "error": error},
+        )
+
+    def _notice(
+        self, text: str, level: NoticeLevel, *, kind: str, data: dict[str, Any] | None = None
+    ) -> None:
+        notice = Notice(text=text, level=level, kind=kind, data=data or {})
+        notice.run_id = self._run_id
+        self.controller.bus.publish(notice)
+
+
+def describe(error: BaseException) -> str:
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
+_UNSAFE = re.compile(r"\W")
+
+
+def import_file(path: Path) -> ModuleType:
+    """Import a file as a module of its own (a unique name per path, so two folders'
+    `guard.py` do not collide)."""
+    digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+    module_name = f"ink_extension_{digest}_{_UNSAFE.sub('_', path.stem)}"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    # Registered first: dataclasses and pickling look a module up by name.
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(module_name, None)
+        raise
+    return module
