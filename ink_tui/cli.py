@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from ink_tui import __version__
 
 if TYPE_CHECKING:
+    from ink_tui.extensions.startup import ExtensionOptions
     from ink_tui.session.config import Config
 
 
@@ -72,6 +73,15 @@ def build_parser() -> argparse.ArgumentParser:
     sessions.add_argument(
         "--no-session", action="store_true", help="write nothing to disk for this session"
     )
+    extensions = parser.add_argument_group("extensions")
+    extensions.add_argument(
+        "--trust-extensions",
+        action="store_true",
+        help="load this folder's .ink/extensions without asking (this run only)",
+    )
+    extensions.add_argument(
+        "--no-extensions", action="store_true", help="load no extensions at all"
+    )
     parser.add_argument(
         "--mode",
         choices=["tui", "rpc"],
@@ -126,6 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["config"]:
         return _config_command(argv[1:])
+    if argv[:1] == ["serve"]:
+        from ink_tui.serve.main import main as serve_main
+
+        return serve_main(argv[1:])
     args = build_parser().parse_args(argv)
     workspace = (args.workspace or Path.cwd()).expanduser().resolve()
     if not workspace.is_dir():
@@ -140,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
 
         flags = {name: getattr(args, name) for name in _SESSION_FLAGS}
+        flags["extensions"] = not args.no_extensions
+        flags["trust_extensions"] = args.trust_extensions
         return rpc_main(
             workspace,
             flags,
@@ -177,6 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue_=args.continue_,
             resume=args.resume,
             record=not args.no_session,
+            extensions=_extension_options(args, config),
         )
 
     from ink_tui.ui.startup import SessionPlan, plan_session
@@ -192,4 +209,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     from ink_tui.ui.app import run_app
 
-    return run_app(config, workspace, plan)
+    return run_app(config, workspace, plan, extensions=_extension_options(args, config))
+
+
+def _extension_options(args: argparse.Namespace, config: Config) -> ExtensionOptions:
+    from ink_tui.extensions.startup import ExtensionOptions
+
+    return ExtensionOptions(
+        enabled=not args.no_extensions,
+        trust_project=args.trust_extensions,
+        config_dir=config.user_config_dir,
+    )

@@ -15,6 +15,7 @@ import contextlib
 import os
 import signal
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
 from ink_tui.control.controller import EXIT_INTERRUPTED, RunController
@@ -124,8 +125,15 @@ def exit_status(end: RunEnd | None) -> int:
 
 
 async def run_print(
-    controller: RunController, prompt: str, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+    controller: RunController,
+    prompt: str,
+    out: TextIO = sys.stdout,
+    err: TextIO = sys.stderr,
+    *,
+    on_ready: Callable[[RunController], object] | None = None,
 ) -> int:
+    """`on_ready` runs once the renderer listens, before the prompt (loading extensions,
+    whose notices must reach stderr)."""
     renderer = PrintRenderer(out, err)
     controller.bus.subscribe(renderer)
 
@@ -144,6 +152,8 @@ async def run_print(
     if controller.provider.is_demo:
         err.write("ink: no model configured; using the offline demo model.\n")
     try:
+        if on_ready is not None:
+            on_ready(controller)
         controller.submit(prompt)
         await controller.wait_idle()
     finally:

@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
+    from ink_tui.control.controller import RunController
     from ink_tui.control.run_settings import RunSettings
+    from ink_tui.extensions.startup import ExtensionOptions
     from ink_tui.session.model_config import ModelConfig
     from ink_tui.session.session_reader import LoadedSession
 
@@ -48,6 +50,7 @@ def run_print_session(
     resume: str | None,
     record: bool,
     err: TextIO = sys.stderr,
+    extensions: ExtensionOptions | None = None,
 ) -> int:
     """Run `prompt` in the session the flags name; the process's exit status."""
     import asyncio
@@ -79,7 +82,7 @@ def run_print_session(
         for warning in loaded.warnings:
             say(f"warning: {warning}")
     return asyncio.run(
-        _run(model, workspace, prompt, settings, user_config_dir, loaded, record, say)
+        _run(model, workspace, prompt, settings, user_config_dir, loaded, record, say, extensions)
     )
 
 
@@ -92,6 +95,7 @@ async def _run(
     loaded: LoadedSession | None,
     record: bool,
     say: Callable[[str], None],
+    extensions: ExtensionOptions | None = None,
 ) -> int:
     from ink_tui.assemble import assemble_controller
     from ink_tui.modes.print_mode import run_print
@@ -106,8 +110,20 @@ async def _run(
         user_config_dir=user_config_dir,
         history=list(loaded.history) if loaded is not None else None,
     )
+
+    def start_extensions(ready: RunController) -> None:
+        # Print mode never asks: project extensions load only when trusted (or flagged).
+        if extensions is None or not extensions.enabled:
+            return
+        from ink_tui.extensions.startup import skipped_message
+        from ink_tui.extensions.startup import start_extensions as start
+
+        skipped = skipped_message(start(ready, extensions))
+        if skipped:
+            say(skipped)
+
     if not record:
-        return await run_print(controller, prompt)
+        return await run_print(controller, prompt, on_ready=start_extensions)
     try:
         if loaded is not None:
             writer = SessionWriter.open_existing(loaded.path)
@@ -119,4 +135,4 @@ async def _run(
         return EXIT_USAGE
     with writer:
         controller.bus.subscribe(SessionRecorder(writer))
-        return await run_print(controller, prompt)
+        return await run_print(controller, prompt, on_ready=start_extensions)

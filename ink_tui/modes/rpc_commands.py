@@ -80,6 +80,12 @@ def _mode(command: dict[str, Any], field: str, allowed: tuple[str, ...]) -> str:
 
 async def prompt(host: SessionHost, command: dict[str, Any]) -> Any:
     text = _text(command, "message")
+    extension_command = _extension_command(host, text)
+    if extension_command is not None:
+        # "/name argument" naming an extension's command runs it, as in the app.
+        name, argument = extension_command
+        host.session.run_command(name, argument)
+        return {"command": f"/{name}"}
     deliver_as = command.get("deliver_as")
     if deliver_as is not None:
         deliver_as = _mode(command, "deliver_as", ("steer", "follow_up"))
@@ -214,8 +220,20 @@ def _idle(host: SessionHost) -> None:
         raise CommandError("busy: abort the run or wait for agent_settled first")
 
 
+def _extension_command(host: SessionHost, text: str) -> tuple[str, str] | None:
+    if not text.startswith("/"):
+        return None
+    name, _, argument = text[1:].partition(" ")
+    known = {c["name"] for c in host.session.commands}
+    return (name.lower(), argument.strip()) if f"/{name.lower()}" in known else None
+
+
 async def get_commands(host: SessionHost, command: dict[str, Any]) -> Any:
-    return {"commands": [{"name": c.name, "description": c.description} for c in COMMANDS]}
+    """The protocol's commands, then the slash commands extensions registered (run them
+    with `prompt` and the message "/name argument")."""
+    protocol = [{"name": c.name, "description": c.description} for c in COMMANDS]
+    slash = [{**c, "source": "extension"} for c in host.session.commands]
+    return {"commands": protocol + slash}
 
 
 COMMANDS = (
