@@ -7,6 +7,7 @@ follow-up delivery, abort, failure, retries, the queue, recording.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -177,7 +178,8 @@ async def test_abort_during_bash_kills_the_command(
     session: AgentSession, server: ScriptedServer, workspace: Path
 ) -> None:
     events = Events(session)
-    server.push(tool_reply([("bash", {"command": "sleep 30.7123"})]))
+    marker = f"sleep 30.{secrets.randbelow(10**8):08d}"  # unique: suites may run side by side
+    server.push(tool_reply([("bash", {"command": marker})]))
     running = session.start("run it")
     await events.wait("tool_execution_start")
     await asyncio.sleep(0.2)
@@ -186,7 +188,7 @@ async def test_abort_during_bash_kills_the_command(
     assert await running == result
     end = events.of("tool_execution_end")[0]
     assert end["is_error"]
-    assert not _processes_with("sleep 30.7123")
+    assert not _processes_with(marker)
 
 
 async def test_clear_queue_before_abort_leaves_nothing_to_restore(

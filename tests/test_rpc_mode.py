@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import secrets
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -138,7 +139,8 @@ async def test_bad_lines_get_error_responses_and_the_session_goes_on(
 async def test_abort_during_bash_kills_it_and_restores_the_queue(
     ink: RpcClient, server: ScriptedServer
 ) -> None:
-    server.push(tool_reply([("bash", {"command": "sleep 30.8123"})]))
+    marker = f"sleep 30.{secrets.randbelow(10**8):08d}"  # unique: suites may run side by side
+    server.push(tool_reply([("bash", {"command": marker})]))
     await ink.command("prompt", message="run it")
     await ink.wait_for(lambda e: e["type"] == "tool_execution_start")
     await ink.command("follow_up", message="F1")
@@ -147,7 +149,7 @@ async def test_abort_during_bash_kills_it_and_restores_the_queue(
     assert result["restored_text"] == "F1"
     restored = await ink.wait_for(lambda e: e["type"] == "input_restored")
     assert restored["text"] == "F1"
-    assert not _processes_with("sleep 30.8123")
+    assert not _processes_with(marker)
 
 
 async def test_wait_settled_hands_out_each_prompts_settle_in_turn(
