@@ -1,0 +1,16 @@
+"""`ink serve`: sessions over HTTP (JSON routes and SSE events) and a browser page.
+
+A front end beside the TUI, print mode and RPC mode, over the public session API
+(`ink_tui.api.AgentSession`) and the public event projection. The protocol is in
+docs/serve.md. One purpose per module:
+
+- `main`: the command line (`ink serve ...`), the loopback check, starting uvicorn;
+- `app`: the Starlette app (routes, token check, page, errors);
+- `auth`: the access token (header, cookie, `?token=`);
+- `sessions`: the sessions this server holds, each with its own lock and event log;
+- `events_stream`: the replay buffer and SSE streams;
+- `redact`: what may leave the server (arguments reduced, secrets masked);
+- `responses`: JSON answers and request bodies;
+- `routes_sessions`, `routes_messages`, `routes_queue`, `routes_events`: the routes;
+- `static/`: the page (index.html, app.js, app.css).
+"""

@@ -1,0 +1,87 @@
+"""The Starlette app of `ink serve`: routes, the token check, the page and its assets.
+
+What it promises:
+
+- Every route, the page and its assets included, is behind `TokenAuth` (401 without
+  the token).
+- Every answer is JSON, errors too (`{"error": code, "message"}`), masked by the
+  server's `Redactor`; an unknown route is 404 `not_found`, an unexpected failure 500
+  `internal` (logged here, masked there).
+- `GET /` is `static/index.html`; `/static/...` the files beside it (shipped in the
+  package: no build step, no CDN).
+- On shutdown every session is closed: runs aborted and settled, files closed, locks
+  released.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ink_tui.serve import routes_events, routes_messages, routes_queue, routes_sessions
+from ink_tui.serve.auth import TokenAuth
+from ink_tui.serve.redact import Redactor
+from ink_tui.serve.sessions import SessionRegistry
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).with_name("static")
+
+
+async def index(request: Request) -> Response:
+    page = STATIC / "index.html"
+    if not page.is_file():
+        return JSONResponse({"error": "not_found", "message": "the page is not installed"}, 404)
+    return FileResponse(page, headers={"Cache-Control": "no-store"})
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    codes = {404: "not_found", 405: "method_not_allowed"}
+    body = {"error": codes.get(exc.status_code, "http_error"), "message": str(exc.detail)}
+    return JSONResponse(body, exc.status_code, headers=exc.headers)
+
+
+async def _internal_error(request: Request, exc: Exception) -> Response:
+    log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+    redactor: Redactor = request.app.state.redactor
+    body = {"error": "internal", "message": redactor.text(f"{type(exc).__name__}: {exc}")}
+    return JSONResponse(body, 500)
+
+
+def build_app(registry: SessionRegistry, token: str) -> Starlette:
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        try:
+            yield
+        finally:
+            await registry.aclose()
+
+    routes: list[Any] = [
+        Route("/", index, methods=["GET"]),
+        *routes_sessions.routes,
+        *routes_messages.routes,
+        *routes_queue.routes,
+        *routes_events.routes,
+        Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        middleware=[Middleware(TokenAuth, token=token)],
+        exception_handlers={HTTPException: _http_error, Exception: _internal_error},
+        lifespan=lifespan,
+    )
+    app.state.registry = registry
+    app.state.redactor = registry.redactor
+    return app

@@ -1,0 +1,219 @@
+"""One session's events for any number of SSE clients: a replay buffer and live tails.
+
+What it promises a client of `GET /api/sessions/{id}/events` (and of a prompt sent with
+`?wait=settled`):
+
+- Each SSE message is `id: <seq>`, `event: <type>`, `data: <the public event as JSON>`,
+  in seq order, and never one twice: a listener's backlog and its live tail are taken
+  in one step of the event loop, and anything at or below the last seq sent is skipped.
+- Reconnecting with `Last-Event-ID: N` replays every event after N still in the buffer
+  (the newest `capacity` events). When some of them are gone (N is older than the
+  buffer), or N is newer than anything here (a server restarted since), the first
+  message is a `replay_gap` event (`last_event_id`, `oldest_seq`, `last_seq`; its SSE
+  id is `last_seq`) and live events follow: the client reloads the state with
+  `GET /api/sessions/{id}`, whose `last_seq` says which later events it already holds.
+- Deltas are merged: consecutive `message_update` events of one run and kind that are
+  waiting for the same client become one (its `seq` and id are the last one's, and
+  `seq_first` the first one's), and a client is written to at most every
+  `MERGE_WINDOW_S` while text streams. So one slow client costs one write per window,
+  not one per delta, and never slows the session or other clients.
+- A client too slow to keep up (`LISTENER_LIMIT` events waiting) is cut off: its stream
+  ends and the browser reconnects with its Last-Event-ID, replaying from the buffer.
+- Closing the log (the session closed, the server stopping) ends every stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+PROTOCOL_VERSION = 1
+BUFFER_CAPACITY = 5000
+LISTENER_LIMIT = 20000
+MERGE_WINDOW_S = 0.016
+
+
+@dataclass(slots=True)
+class Frame:
+    seq: int
+    type: str
+    event: dict[str, Any]
+
+
+@dataclass(slots=True, eq=False)
+class Listener:
+    """One client's tail of the log."""
+
+    after: int
+    backlog: list[Frame]
+    gap: dict[str, Any] | None = None
+    pending: deque[Frame] = field(default_factory=deque)
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    overflowed: bool = False
+    closed: bool = False
+
+    def push(self, frame: Frame) -> None:
+        if len(self.pending) >= LISTENER_LIMIT:
+            self.overflowed = True
+        else:
+            self.pending.append(frame)
+        self.ready.set()
+
+    def close(self) -> None:
+        self.closed = True
+        self.ready.set()
+
+    async def next_batch(self) -> list[Frame]:
+        """What arrived since the last call (waits for something); [] once closed."""
+        while not self.pending and not self.closed and not self.overflowed:
+            self.ready.clear()
+            await self.ready.wait()
+        if self.overflowed:
+            return []
+        batch = list(self.pending)
+        self.pending.clear()
+        return batch
+
+
+class EventLog:
+    def __init__(self, session_id: str, capacity: int = BUFFER_CAPACITY) -> None:
+        self.session_id = session_id
+        self.last_seq = 0
+        self._buffer: deque[Frame] = deque(maxlen=capacity)
+        self._listeners: set[Listener] = set()
+        self.closed = False
+
+    def append(self, event: dict[str, Any]) -> None:
+        frame = Frame(int(event["seq"]), str(event["type"]), event)
+        self.last_seq = frame.seq
+        self._buffer.append(frame)
+        for listener in tuple(self._listeners):
+            listener.push(frame)
+
+    def listen(self, after: int | None) -> Listener:
+        """A tail from now on; with `after`, the buffered events after it first."""
+        if after is None or after == self.last_seq:
+            listener = Listener(self.last_seq, [])
+        else:
+            oldest = self._buffer[0].seq if self._buffer else self.last_seq + 1
+            if after > self.last_seq or after + 1 < oldest:
+                listener = Listener(self.last_seq, [], gap=self._gap(after, oldest))
+            else:
+                listener = Listener(after, [f for f in self._buffer if f.seq > after])
+        if self.closed:
+            listener.close()
+        else:
+            self._listeners.add(listener)
+        return listener
+
+    def forget(self, listener: Listener) -> None:
+        self._listeners.discard(listener)
+
+    def close(self) -> None:
+        self.closed = True
+        for listener in tuple(self._listeners):
+            listener.close()
+        self._listeners.clear()
+
+    def _gap(self, after: int, oldest: int) -> dict[str, Any]:
+        return {
+            "type": "replay_gap",
+            "v": PROTOCOL_VERSION,
+            "session_id": self.session_id,
+            "run_id": None,
+            "last_event_id": after,
+            "oldest_seq": oldest,
+            "last_seq": self.last_seq,
+        }
+
+
+def encode(seq: int, kind: str, event: dict[str, Any]) -> bytes:
+    # Compact JSON holds no newline (they are escaped inside strings): one data line.
+    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
+    return f"id: {seq}\nevent: {kind}\ndata: {data}\n\n".encode()
+
+
+def merge_deltas(frames: list[Frame], mask: Callable[[str], str]) -> list[Frame]:
+    """Consecutive message_update frames of one run and kind as one (see the module)."""
+    out: list[Frame] = []
+    run: list[Frame] = []
+
+    def flush() -> None:
+        if len(run) == 1:
+            out.append(run[0])
+        elif run:
+            last = run[-1].event
+            text = mask("".join(f.event["delta"]["text"] for f in run))
+            merged = {
+                **last,
+                "seq_first": run[0].seq,
+                "delta": {**last["delta"], "text": text},
+            }
+            out.append(Frame(run[-1].seq, "message_update", merged))
+        run.clear()
+
+    for frame in frames:
+        if frame.type == "message_update" and (
+            not run
+            or (
+                run[-1].event.get("run_id") == frame.event.get("run_id")
+                and run[-1].event["delta"]["type"] == frame.event["delta"]["type"]
+            )
+        ):
+            run.append(frame)
+            continue
+        flush()
+        if frame.type == "message_update":
+            run.append(frame)
+        else:
+            out.append(frame)
+    flush()
+    return out
+
+
+async def sse_stream(
+    log: EventLog,
+    listener: Listener,
+    *,
+    mask: Callable[[str], str],
+    until_settled: bool = False,
+    on_hang_up: Callable[[], None] | None = None,
+) -> AsyncIterator[bytes]:
+    """The SSE body for `listener`. With `until_settled`, it ends after `agent_settled`;
+    if it is closed before that (the client hung up), `on_hang_up` is called."""
+    last_sent = listener.after
+    settled = False
+    try:
+        if listener.gap is not None:
+            # Its id is where the live events go on from.
+            yield encode(listener.after, "replay_gap", listener.gap)
+        batch = listener.backlog
+        listener.backlog = []
+        while True:
+            frames = [f for f in batch if f.seq > last_sent]
+            if frames:
+                last_sent = frames[-1].seq
+                merged = merge_deltas(frames, mask)
+                if until_settled:
+                    for index, frame in enumerate(merged):
+                        if frame.type == "agent_settled":
+                            settled = True
+                            merged = merged[: index + 1]
+                            break
+                yield b"".join(encode(f.seq, f.type, f.event) for f in merged)
+                if settled:
+                    return
+                if any(f.type == "message_update" for f in frames):
+                    # Let the next deltas gather: one write per window per client.
+                    await asyncio.sleep(MERGE_WINDOW_S)
+            batch = await listener.next_batch()
+            if not batch:
+                return
+    finally:
+        log.forget(listener)
+        if until_settled and not settled and on_hang_up is not None:
+            on_hang_up()

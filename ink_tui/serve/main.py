@@ -1,0 +1,169 @@
+"""`ink serve`: the agent over HTTP, for the browser page and for programs.
+
+What it promises at the command line:
+
+- Loopback by default (127.0.0.1:8765). A host that is not loopback is refused with
+  exit status 2 and a message saying why, unless `--allow-remote` is given: anyone who
+  reaches the port and learns the token can run commands in the workspace.
+- One line on stdout once it listens: `ink serve: http://HOST:PORT/?token=TOKEN` (a
+  fresh random token each start; `--port 0` picks a free port and the line says which).
+  Warnings and logs go to stderr.
+- The same model flags and config as `ink`; a configured model that cannot be used is
+  refused at start (exit 2), never replaced by the demo.
+- Ctrl+C / SIGTERM: every run is aborted and settled, every session file closed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import ipaddress
+import logging
+import socket
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+EXIT_USAGE = 2
+DEFAULT_PORT = 8765
+
+# The flags a served session takes from the command line (as RPC mode's).
+SESSION_FLAGS = (
+    "model",
+    "base_url",
+    "api_key",
+    "max_iterations",
+    "steering_mode",
+    "follow_up_mode",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="ink serve",
+        description="Serve ink over HTTP: a browser page and a JSON + SSE API (docs/serve.md).",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="0 picks a free port")
+    parser.add_argument("-C", "--workspace", type=Path, default=None, help="default: .")
+    parser.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="allow a host that is not loopback (anyone with the token can run commands)",
+    )
+    parser.add_argument(
+        "--show-tool-arguments",
+        action="store_true",
+        help="send bash commands and write/edit contents to clients (secrets still masked)",
+    )
+    parser.add_argument("--base-url", help="OpenAI-compatible API base URL (env INK_BASE_URL)")
+    parser.add_argument("--model", help="model name (env INK_MODEL)")
+    parser.add_argument("--api-key", help="API key (prefer the environment: INK_API_KEY)")
+    parser.add_argument("--max-iterations", type=int, default=None)
+    parser.add_argument("--steering-mode", choices=["all", "one-at-a-time"], default=None)
+    parser.add_argument("--follow-up-mode", choices=["all", "one-at-a-time"], default=None)
+    return parser
+
+
+def is_loopback(host: str) -> bool:
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def main(argv: Sequence[str]) -> int:
+    args = build_parser().parse_args(list(argv))
+    if not is_loopback(args.host) and not args.allow_remote:
+        print(
+            f"ink serve: refusing to listen on {args.host}, which is not a loopback address: "
+            "anyone who can reach it and learns the token could run commands in your "
+            "workspace. Add --allow-remote if that is what you want (and put TLS in front).",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    workspace = (args.workspace or Path.cwd()).expanduser().resolve()
+    if not workspace.is_dir():
+        print(f"ink serve: workspace {workspace} is not a folder", file=sys.stderr)
+        return EXIT_USAGE
+    flags = {name: getattr(args, name) for name in SESSION_FLAGS}
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+
+    from ink_tui.session.config import load_config
+    from ink_tui.session.model_errors import render_model_errors
+
+    config = load_config(workspace, flags={k: v for k, v in flags.items() if v is not None})
+    if config.model_errors:
+        for line in render_model_errors(config):
+            print(f"ink serve: {line}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        sock = _bind(args.host, args.port)
+    except OSError as error:
+        print(f"ink serve: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    secrets = [*configured_keys(config), args.api_key]
+    return asyncio.run(
+        serve(sock, workspace, flags, secrets, show_arguments=args.show_tool_arguments)
+    )
+
+
+def configured_keys(config: Any) -> list[str]:
+    """The API key in use and those of every configured provider (to be masked)."""
+    keys = [config.model_config().api_key]
+    for provider in config.providers.values():
+        for model in provider.models[:1]:
+            try:
+                keys.append(config.model_config(f"{provider.name}/{model}").api_key)
+            except Exception:  # a provider that cannot be used has no key to hide
+                continue
+    return [key for key in keys if key]
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host.strip("[]") else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host.strip("[]"), port))
+    sock.listen(128)
+    sock.set_inheritable(False)
+    return sock
+
+
+async def serve(
+    sock: socket.socket,
+    workspace: Path,
+    flags: dict[str, Any],
+    secrets: list[str | None],
+    *,
+    show_arguments: bool,
+) -> int:
+    import uvicorn
+
+    from ink_tui.serve.app import build_app
+    from ink_tui.serve.auth import new_token
+    from ink_tui.serve.redact import Redactor, env_secrets
+    from ink_tui.serve.sessions import SessionRegistry
+    from ink_tui.session.session_lock import set_front_end
+
+    set_front_end("ink serve")
+    token = new_token()
+    redactor = Redactor([*secrets, *env_secrets(), token], show_arguments=show_arguments)
+    registry = SessionRegistry(workspace, flags, redactor)
+    app = build_app(registry, token)
+    config = uvicorn.Config(
+        app,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        access_log=False,
+    )
+    server = uvicorn.Server(config)
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    print(f"ink serve: http://{shown}:{port}/?token={token}", flush=True)
+    await server.serve(sockets=[sock])
+    return 0
