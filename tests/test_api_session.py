@@ -7,7 +7,6 @@ follow-up delivery, abort, failure, retries, the queue, recording.
 from __future__ import annotations
 
 import asyncio
-import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ import pytest
 
 from ink_tui import AgentSession, PromptResult, QueuedInput, QueueEntryGone, SessionBusy
 from ink_tui.control.public_events import PUBLIC_EVENT_TYPES
+from tests.process_markers import new_marker, wait_gone
 from tests.run_helpers import user_texts, wait_gate
 from tests.scripted_server import Gate, ScriptedServer, error_reply, text_reply, tool_reply
 
@@ -178,8 +178,8 @@ async def test_abort_during_bash_kills_the_command(
     session: AgentSession, server: ScriptedServer, workspace: Path
 ) -> None:
     events = Events(session)
-    marker = f"sleep 30.{secrets.randbelow(10**8):08d}"  # unique: suites may run side by side
-    server.push(tool_reply([("bash", {"command": marker})]))
+    marker = new_marker()  # unique to this run: suites may run side by side
+    server.push(tool_reply([("bash", {"command": f"sleep {marker}"})]))
     running = session.start("run it")
     await events.wait("tool_execution_start")
     await asyncio.sleep(0.2)
@@ -188,7 +188,7 @@ async def test_abort_during_bash_kills_the_command(
     assert await running == result
     end = events.of("tool_execution_end")[0]
     assert end["is_error"]
-    assert not _processes_with(marker)
+    assert not wait_gone([marker])
 
 
 async def test_clear_queue_before_abort_leaves_nothing_to_restore(
@@ -321,17 +321,3 @@ async def test_an_unknown_session_id_is_an_error(workspace: Path, store: Path) -
 
     with pytest.raises(SessionLookupError):
         await AgentSession.open(workspace, resume="nope")
-
-
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if marker in cmdline:
-            found.append(int(proc.name))
-    return found

@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import secrets
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -15,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from ink_tui.rpc_client import RpcClient, RpcError
+from tests.process_markers import new_marker, wait_gone
 from tests.run_helpers import user_texts, wait_gate
 from tests.scripted_server import Gate, ScriptedServer, error_reply, text_reply, tool_reply
 
@@ -139,8 +139,8 @@ async def test_bad_lines_get_error_responses_and_the_session_goes_on(
 async def test_abort_during_bash_kills_it_and_restores_the_queue(
     ink: RpcClient, server: ScriptedServer
 ) -> None:
-    marker = f"sleep 30.{secrets.randbelow(10**8):08d}"  # unique: suites may run side by side
-    server.push(tool_reply([("bash", {"command": marker})]))
+    marker = new_marker()  # unique to this run: suites may run side by side
+    server.push(tool_reply([("bash", {"command": f"sleep {marker}"})]))
     await ink.command("prompt", message="run it")
     await ink.wait_for(lambda e: e["type"] == "tool_execution_start")
     await ink.command("follow_up", message="F1")
@@ -149,7 +149,7 @@ async def test_abort_during_bash_kills_it_and_restores_the_queue(
     assert result["restored_text"] == "F1"
     restored = await ink.wait_for(lambda e: e["type"] == "input_restored")
     assert restored["text"] == "F1"
-    assert not _processes_with(marker)
+    assert not wait_gone([marker])
 
 
 async def test_wait_settled_hands_out_each_prompts_settle_in_turn(
@@ -271,17 +271,3 @@ async def test_a_model_that_cannot_be_used_is_refused_never_the_demo(
     start = client.seen[0]
     assert start["command"] == "start" and start["success"] is False
     assert "cannot be used" in start["error"]
-
-
-def _processes_with(marker: str) -> list[int]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            cmdline = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
-        except OSError:
-            continue
-        if marker in cmdline:
-            found.append(int(proc.name))
-    return found
