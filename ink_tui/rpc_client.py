@@ -20,6 +20,8 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from ink_tui.opening import Opening
+
 Event = dict[str, Any]
 
 # Protocol lines can be long (a whole file read by a tool); never cut one.
@@ -53,10 +55,10 @@ class RpcClient:
         cwd: str | Path | None = None,
         env: dict[str, str] | None = None,
         command: Sequence[str] | None = None,
-    ) -> _Spawning:
+    ) -> Opening[RpcClient]:
         """Start `ink --mode rpc ARGS` (by default with this Python interpreter)."""
         argv = [*(command or [sys.executable, "-m", "ink_tui"]), "--mode", "rpc", *args]
-        return _Spawning(cls._spawn(argv, cwd, env))
+        return Opening(cls._spawn(argv, cwd, env), RpcClient.close)
 
     @classmethod
     async def _spawn(
@@ -203,20 +205,3 @@ class RpcClient:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
-
-
-class _Spawning:
-    def __init__(self, coro: Any) -> None:
-        self._coro = coro
-        self._client: RpcClient | None = None
-
-    def __await__(self) -> Any:
-        return self._coro.__await__()
-
-    async def __aenter__(self) -> RpcClient:
-        self._client = await self._coro
-        return self._client
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._client is not None:
-            await self._client.close()

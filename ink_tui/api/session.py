@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ink_tui.control.input_queue import TakeMode
 from ink_tui.control.public_events import PublicEvent, PublicProjection, history_dict
+from ink_tui.opening import Opening
 
 if TYPE_CHECKING:
     from ink_tui.core.messages import ToolCall
@@ -129,7 +130,7 @@ class AgentSession:
         extensions: bool = True,
         trust_extensions: bool = False,
         **settings: Any,
-    ) -> _Opening:
+    ) -> Opening[AgentSession]:
         """A session for `workspace` (default: the current folder), from the same config
         the `ink` command reads; keyword settings are the command's flags
         (`steering_mode`, `follow_up_mode`, `max_iterations`, ...). `resume` is a session
@@ -139,7 +140,7 @@ class AgentSession:
         the project's without its folder being trusted (this session only)."""
         from ink_tui.extensions.startup import ExtensionOptions
 
-        return _Opening(
+        return Opening(
             cls._open(
                 workspace,
                 model=model,
@@ -151,7 +152,8 @@ class AgentSession:
                 settings=settings,
                 redact=(redact_call, redact_text),
                 extensions=ExtensionOptions(enabled=extensions, trust_project=trust_extensions),
-            )
+            ),
+            AgentSession.aclose,
         )
 
     @classmethod
@@ -472,22 +474,3 @@ def _take_mode(mode: str) -> TakeMode:
     if mode not in ("all", "one-at-a-time"):
         raise ValueError(f"mode must be 'all' or 'one-at-a-time', not {mode!r}")
     return mode  # type: ignore[return-value]
-
-
-class _Opening:
-    """`await AgentSession.open(...)` or `async with AgentSession.open(...) as session`."""
-
-    def __init__(self, coro: Any) -> None:
-        self._coro = coro
-        self._session: AgentSession | None = None
-
-    def __await__(self) -> Any:
-        return self._coro.__await__()
-
-    async def __aenter__(self) -> AgentSession:
-        self._session = await self._coro
-        return self._session
-
-    async def __aexit__(self, *exc: object) -> None:
-        if self._session is not None:
-            await self._session.aclose()
