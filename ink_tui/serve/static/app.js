@@ -1,0 +1,1043 @@
+// ink serve: the browser page. No framework and no build step: one state object, the
+// server's public events applied to it in order (deduplicated by `seq`), and the DOM
+// drawn from it. Text from the server only ever reaches the page through textContent or
+// the escaping markdown renderer (markdown.js).
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const md = window.InkMarkdown;
+
+  const EVENT_TYPES = [
+    "agent_start", "turn_start", "user_message", "message_update", "message_end",
+    "tool_execution_start", "tool_execution_running", "tool_execution_settled",
+    "tool_execution_end", "turn_end", "queue_update", "auto_retry_start", "auto_retry_end",
+    "agent_end", "state_change", "agent_settled", "input_restored", "server_waiting",
+    "jobs_update", "error", "notice", "replay_gap",
+  ];
+  const MODE_LABELS = { steer: "steer", follow_up: "follow-up", shell: "shell" };
+  const MAIN_ARGUMENT = { read: "path", write: "path", edit: "path", ls: "path", bash: "command", grep: "pattern", find: "pattern" };
+
+  const ui = {
+    app: $("app"), transcript: $("transcript"), empty: $("empty"), jump: $("jump"),
+    input: $("input"), send: $("send"), stop: $("stop"), composer: $("composer"),
+    state: $("state"), elapsed: $("elapsed"), model: $("model"), sessionId: $("session-id"),
+    connection: $("connection"), connectionText: $("connection-text"),
+    sessionList: $("session-list"), newSession: $("new-session"), sidebarToggle: $("sessions-toggle"),
+    scrim: $("scrim"), activity: $("activity"), activityText: $("activity-text"),
+    queue: $("queue"), queueList: $("queue-list"), queueCount: $("queue-count"),
+    queuePaused: $("queue-paused"), queueToEditor: $("queue-to-editor"),
+    banner: $("banner"), hints: $("hints"),
+  };
+
+  // The token of the first load also goes in an Authorization header (the cookie the
+  // server set is what EventSource uses); it leaves the address bar at once.
+  const params = new URLSearchParams(location.search);
+  const token = params.get("token");
+  if (token !== null) {
+    params.delete("token");
+    const rest = params.toString();
+    history.replaceState(null, "", location.pathname + (rest ? `?${rest}` : "") + location.hash);
+  }
+
+  const s = {
+    sessions: [],
+    id: null,            // the session shown
+    lastSeq: 0,          // the newest event applied: anything at or below it is a duplicate
+    source: null,        // EventSource
+    retryTimer: null,
+    retryDelay: 500,
+    reloading: null,     // events held while the state is reloaded after a replay gap
+    runState: "none",    // idle | running | interrupting | exited | settled
+    stopReason: null,
+    runStartedAt: null,
+    phase: "",
+    queue: [],
+    queuePaused: false,
+    assistant: null,     // {el, text} of the answer streaming now
+    thinking: null,      // {el, body, text}
+    tools: new Map(),    // call_id -> {el, state, startedAt, duration}
+    editing: null,       // {id, mode, li, area, sent}
+    sending: false,
+    stopping: false,
+    bannerTimer: null,
+  };
+
+  // ---- HTTP ------------------------------------------------------------------------
+
+  class ApiError extends Error {
+    constructor(status, data) {
+      super((data && (data.message || data.error)) || `HTTP ${status}`);
+      this.status = status;
+      this.code = data && data.error;
+    }
+  }
+
+  async function api(method, path, body) {
+    const headers = {};
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    const res = await fetch(path, {
+      method, headers, credentials: "same-origin",
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let data = null;
+    try { data = await res.json(); } catch { data = null; }
+    if (!res.ok) {
+      if (res.status === 401) showBanner("Not signed in: open the address `ink serve` printed (it holds ?token=…).", "error", 0);
+      throw new ApiError(res.status, data);
+    }
+    return data;
+  }
+
+  const sessionPath = (id, rest = "") => `/api/sessions/${encodeURIComponent(id)}${rest}`;
+
+  // ---- banner ------------------------------------------------------------------------
+
+  function showBanner(text, kind = "error", ms = 6000) {
+    ui.banner.textContent = text;
+    ui.banner.className = `banner ${kind}`;
+    ui.banner.hidden = false;
+    clearTimeout(s.bannerTimer);
+    if (ms > 0) s.bannerTimer = setTimeout(() => { ui.banner.hidden = true; }, ms);
+  }
+
+  // ---- sessions ----------------------------------------------------------------------
+
+  async function loadSessions() {
+    try {
+      const data = await api("GET", "/api/sessions");
+      s.sessions = data.sessions || [];
+      renderSessions();
+    } catch (err) {
+      if (err.status !== 401) console.warn("session list:", err);
+    }
+  }
+
+  function renderSessions() {
+    ui.sessionList.replaceChildren();
+    if (s.sessions.length === 0) {
+      const li = document.createElement("li");
+      li.className = "none";
+      li.textContent = "No sessions in this workspace yet.";
+      ui.sessionList.append(li);
+      return;
+    }
+    for (const info of s.sessions) {
+      const li = document.createElement("li");
+      li.className = "session";
+      li.dataset.id = info.id;
+      li.classList.toggle("current", info.id === s.id);
+      li.classList.toggle("open", !!info.open);
+      li.classList.toggle("busy", !!info.busy);
+      const dot = document.createElement("span");
+      dot.className = "dot";
+      const title = document.createElement("span");
+      title.className = "title";
+      title.textContent = info.first_prompt || "New session";
+      title.title = info.first_prompt || "";
+      const meta = document.createElement("span");
+      meta.className = "meta";
+      const count = info.message_count || 0;
+      const where = info.busy ? "running" : info.open ? "open" : "saved";
+      meta.textContent = `${String(info.id).slice(0, 8)} · ${count} msg${count === 1 ? "" : "s"} · ${where}`;
+      li.append(dot, title, meta);
+      li.addEventListener("click", () => openSession(info));
+      ui.sessionList.append(li);
+    }
+  }
+
+  async function openSession(info) {
+    closeDrawer();
+    if (info.id === s.id) return;
+    if (info.open) return selectSession(info.id);
+    try {
+      const data = await api("POST", "/api/sessions", { resume: info.id });
+      await selectSession(data.session.session_id);
+      loadSessions();
+    } catch (err) {
+      showBanner(err.code === "locked"
+        ? `That session is open in another ink process: ${err.message}`
+        : `Could not open the session: ${err.message}`);
+    }
+  }
+
+  async function newSession() {
+    closeDrawer();
+    try {
+      const data = await api("POST", "/api/sessions", {});
+      await selectSession(data.session.session_id);
+      loadSessions();
+      ui.input.focus();
+    } catch (err) {
+      showBanner(`Could not start a session: ${err.message}`);
+    }
+  }
+
+  async function selectSession(id) {
+    closeStream();
+    s.id = id;
+    history.replaceState(null, "", `${location.pathname}${location.search}#${encodeURIComponent(id)}`);
+    renderSessions();
+    let data;
+    try {
+      data = await api("GET", sessionPath(id));
+    } catch (err) {
+      if (s.id === id) showBanner(`Could not load the session: ${err.message}`);
+      return;
+    }
+    if (s.id !== id) return; // another session was picked meanwhile
+    resetTranscript();
+    renderHistory(data.messages || []);
+    applySnapshot(data.session);
+    s.lastSeq = typeof data.session.last_seq === "number" ? data.session.last_seq : null;
+    openStream();
+    scrollToEnd();
+  }
+
+  function applySnapshot(snap) {
+    ui.model.textContent = snap.model || "";
+    ui.sessionId.textContent = String(snap.session_id || "").slice(0, 12);
+    const state = snap.state === "running" || snap.state === "interrupting" ? snap.state
+      : snap.state === "exited" ? "exited" : "idle";
+    s.stopReason = null;
+    if (state === "running" || state === "interrupting") s.runStartedAt ??= Date.now();
+    setRunState(state);
+    renderQueue(snap.queue || [], !!snap.queue_paused);
+  }
+
+  // ---- the event stream --------------------------------------------------------------
+
+  function closeStream() {
+    clearTimeout(s.retryTimer);
+    if (s.source) s.source.close();
+    s.source = null;
+    s.reloading = null;
+    setConnection("off");
+  }
+
+  // From the newest event applied (or `from`: tests ask for a replay the page must
+  // deduplicate).
+  function openStream(from = s.lastSeq) {
+    const id = s.id;
+    const query = from === null ? "" : `?last_event_id=${from}`;
+    const source = new EventSource(sessionPath(id, `/events${query}`));
+    s.source = source;
+    const onEvent = (message) => {
+      if (s.source !== source) return;
+      onWire(message);
+    };
+    for (const type of EVENT_TYPES) source.addEventListener(type, onEvent);
+    source.onmessage = onEvent;
+    source.onopen = () => {
+      if (s.source !== source) return;
+      s.retryDelay = 500;
+      setConnection("live");
+    };
+    source.onerror = () => {
+      if (s.source !== source) return;
+      if (source.readyState === EventSource.CLOSED) {
+        // The browser gave up (an HTTP error, not a dropped connection): reconnect from
+        // the newest event applied, a little later each time.
+        setConnection("reconnecting");
+        clearTimeout(s.retryTimer);
+        s.retryTimer = setTimeout(() => {
+          if (s.source === source && s.id === id) openStream();
+        }, s.retryDelay);
+        s.retryDelay = Math.min(s.retryDelay * 2, 8000);
+      } else {
+        // EventSource reconnects by itself and sends Last-Event-ID.
+        setConnection("reconnecting");
+      }
+    };
+  }
+
+  function setConnection(status) {
+    ui.connection.dataset.status = status;
+    ui.connectionText.textContent = { live: "live", reconnecting: "reconnecting…", off: "offline" }[status];
+  }
+
+  function onWire(message) {
+    let event;
+    try { event = JSON.parse(message.data); } catch { return; }
+    if (!event || typeof event !== "object") return;
+    if (event.type === "replay_gap") {
+      reloadAfterGap();
+      return;
+    }
+    if (event.session_id && event.session_id !== s.id) return;
+    const seq = typeof event.seq === "number" ? event.seq : Number(message.lastEventId);
+    if (s.reloading !== null) {
+      s.reloading.push({ seq, event });
+      return;
+    }
+    take(seq, event);
+  }
+
+  function take(seq, event) {
+    if (Number.isFinite(seq)) {
+      if (s.lastSeq !== null && seq <= s.lastSeq) return; // seen already
+      s.lastSeq = seq;
+    }
+    try {
+      apply(event);
+    } catch (err) {
+      console.error("event", event, err);
+    }
+  }
+
+  // Events were missed (older than the server's replay buffer): draw the session again
+  // from its state, then apply what arrived meanwhile that the state does not hold.
+  async function reloadAfterGap() {
+    if (s.reloading !== null) return;
+    s.reloading = [];
+    const id = s.id;
+    try {
+      const data = await api("GET", sessionPath(id));
+      if (s.id !== id) return;
+      resetTranscript();
+      renderHistory(data.messages || []);
+      applySnapshot(data.session);
+      const held = s.reloading || [];
+      s.reloading = null;
+      if (typeof data.session.last_seq === "number") s.lastSeq = data.session.last_seq;
+      for (const { seq, event } of held) take(seq, event);
+      scrollToEnd();
+    } catch (err) {
+      const held = s.reloading || [];
+      s.reloading = null;
+      for (const { seq, event } of held) take(seq, event);
+      showBanner(`Some events were missed and the session could not be reloaded: ${err.message}`);
+    }
+  }
+
+  // ---- applying events ---------------------------------------------------------------
+
+  function apply(e) {
+    switch (e.type) {
+      case "state_change":
+        if (e.state === "running" && s.runState !== "running" && s.runState !== "interrupting") {
+          s.runStartedAt = Date.now();
+          s.stopReason = null;
+          setPhase("waiting for the model");
+          setTimeout(loadSessions, 300); // its title and busy dot
+        }
+        setRunState(e.state);
+        break;
+      case "agent_start":
+        if (e.kind === "shell") addUser(e.prompt || "", "shell");
+        break;
+      case "user_message":
+        endAnswer();
+        addUser(e.text || "", e.kind || "prompt");
+        break;
+      case "turn_start":
+        endAnswer();
+        setPhase("waiting for the model");
+        break;
+      case "message_update":
+        if (e.delta && e.delta.type === "thinking") {
+          appendThinking(e.delta.text || "");
+          setPhase("thinking");
+        } else if (e.delta) {
+          appendAnswer(e.delta.text || "");
+          setPhase("streaming the answer");
+        }
+        break;
+      case "message_end":
+        finishMessage(e.message || {});
+        break;
+      case "tool_execution_start": {
+        const tool = toolRow(e.call_id, e.tool_name, e.arguments);
+        setTool(tool, e.concurrent ? "queued" : "running");
+        setPhase("running tools");
+        break;
+      }
+      case "tool_execution_running":
+        setTool(toolRow(e.call_id), "running");
+        break;
+      case "tool_execution_settled": {
+        const tool = toolRow(e.call_id);
+        tool.duration = e.duration_s;
+        setTool(tool, e.is_error ? "error" : "ok");
+        break;
+      }
+      case "tool_execution_end": {
+        const tool = toolRow(e.call_id, e.tool_name);
+        tool.duration = e.duration_s;
+        if (e.summary) tool.detail.textContent = summaryDetail(e.summary);
+        tool.body.textContent = e.content || "(no output)";
+        setTool(tool, e.is_error ? "error" : "ok");
+        break;
+      }
+      case "queue_update":
+        renderQueue(e.entries || [], !!e.paused);
+        break;
+      case "auto_retry_start":
+        addNotice(`Retrying (attempt ${e.attempt} of ${e.max_attempts}) in ${e.delay_s}s: ${e.reason}`, "warning");
+        setPhase(`retrying in ${e.delay_s}s`);
+        break;
+      case "agent_end":
+        endAnswer();
+        if (!e.will_retry && e.stop_reason === "aborted") addNotice("Interrupted.", "warning");
+        else if (!e.will_retry && e.stop_reason === "max_iterations") addNotice("Stopped: the most model calls one run may make.", "warning");
+        break;
+      case "agent_settled":
+        endAnswer();
+        s.stopReason = e.stop_reason || null;
+        if (s.runState !== "exited") setRunState("settled");
+        loadSessions();
+        break;
+      case "input_restored":
+        restoreInput(e.text || "");
+        break;
+      case "server_waiting":
+        setPhase(e.over ? "streaming the answer"
+          : `waiting for the server (${Math.round(e.seconds)} s)${e.limit_s ? ` · gives up at ${e.limit_s} s` : ""}`);
+        break;
+      case "error":
+        endAnswer();
+        addNotice(e.message || "The run failed.", "error");
+        break;
+      case "notice":
+        addNotice(e.text || "", e.level || "info");
+        break;
+      default:
+        break; // turn_end, auto_retry_end, jobs_update: nothing to draw
+    }
+  }
+
+  // ---- run state -------------------------------------------------------------------
+
+  function busy() {
+    return s.runState === "running" || s.runState === "interrupting";
+  }
+
+  function setRunState(state) {
+    s.runState = state;
+    const shown = state === "settled" ? `settled · ${s.stopReason || "done"}` : state;
+    ui.state.textContent = shown;
+    ui.state.dataset.state = state;
+    ui.state.dataset.stop = s.stopReason || "";
+    ui.app.dataset.state = state;
+    const open = s.id !== null && state !== "exited" && state !== "none";
+    ui.input.disabled = !open;
+    ui.send.disabled = !open;
+    ui.stop.disabled = !busy() || s.stopping;
+    ui.activity.hidden = !busy();
+    if (state === "interrupting") setPhase("interrupting: closing the request, stopping tools");
+    if (!busy()) {
+      s.stopping = false;
+      ui.stop.textContent = "■ Stop";
+    }
+    ui.input.placeholder = busy()
+      ? "Type to steer (Enter) or queue a follow-up (Alt+Enter)"
+      : state === "exited" ? "This session has exited" : "Ask ink to do something (Enter sends)";
+    renderHints();
+    tick();
+  }
+
+  function setPhase(text) {
+    s.phase = text;
+    ui.activityText.textContent = text;
+  }
+
+  function renderHints() {
+    const parts = busy()
+      ? [["Enter", "steers"], ["Alt+Enter", "queues a follow-up"], ["Shift+Enter", "new line"], ["Alt+Up", "queue to editor"]]
+      : [["Enter", "sends"], ["Shift+Enter", "new line"]];
+    ui.hints.replaceChildren();
+    parts.forEach(([key, what], i) => {
+      if (i > 0) ui.hints.append(" · ");
+      const b = document.createElement("b");
+      b.textContent = key;
+      ui.hints.append(b, ` ${what}`);
+    });
+  }
+
+  function seconds(ms) {
+    return `${(ms / 1000).toFixed(1)}s`;
+  }
+
+  // Elapsed times tick while something runs.
+  function tick() {
+    const now = Date.now();
+    ui.elapsed.textContent = busy() && s.runStartedAt ? seconds(now - s.runStartedAt) : "";
+    for (const tool of s.tools.values()) {
+      if (tool.state === "running" && tool.startedAt) tool.durationEl.textContent = seconds(now - tool.startedAt);
+    }
+  }
+  setInterval(tick, 100);
+
+  // ---- transcript ------------------------------------------------------------------
+
+  function resetTranscript() {
+    ui.transcript.replaceChildren();
+    s.assistant = null;
+    s.thinking = null;
+    s.tools.clear();
+    ui.jump.hidden = true;
+  }
+
+  function atBottom() {
+    const t = ui.transcript;
+    return t.scrollHeight - t.scrollTop - t.clientHeight < 48;
+  }
+
+  function scrollToEnd() {
+    ui.transcript.scrollTop = ui.transcript.scrollHeight;
+    ui.jump.hidden = true;
+  }
+
+  // Follow the output while the reader is at the end; otherwise offer a jump.
+  function adding(draw) {
+    const follow = atBottom();
+    draw();
+    if (follow) scrollToEnd();
+    else ui.jump.hidden = false;
+  }
+
+  function addUser(text, kind) {
+    adding(() => {
+      const el = document.createElement("div");
+      el.className = `msg-user kind-${kind}`;
+      if (kind !== "prompt") {
+        const badge = document.createElement("span");
+        badge.className = "kind";
+        badge.textContent = kind === "shell" ? "!" : MODE_LABELS[kind] || kind;
+        el.append(badge);
+      }
+      el.append(document.createTextNode(text));
+      ui.transcript.append(el);
+    });
+  }
+
+  function addNotice(text, level) {
+    adding(() => {
+      const el = document.createElement("div");
+      el.className = `notice level-${level}`;
+      el.textContent = text;
+      ui.transcript.append(el);
+    });
+  }
+
+  function appendAnswer(text) {
+    if (!s.assistant) {
+      const el = document.createElement("div");
+      el.className = "msg-assistant streaming";
+      adding(() => ui.transcript.append(el));
+      s.assistant = { el, text: "", frame: 0 };
+    }
+    s.assistant.text += text;
+    drawAnswerSoon(s.assistant);
+  }
+
+  // One markdown pass per frame, however many deltas arrived in it.
+  function drawAnswerSoon(answer) {
+    if (answer.frame) return;
+    answer.frame = requestAnimationFrame(() => {
+      answer.frame = 0;
+      adding(() => { answer.el.innerHTML = md.render(answer.text); });
+    });
+  }
+
+  function appendThinking(text) {
+    if (!s.thinking) {
+      const el = document.createElement("details");
+      el.className = "thinking";
+      el.open = true;
+      const summary = document.createElement("summary");
+      summary.textContent = "thinking";
+      const body = document.createElement("div");
+      body.className = "body";
+      el.append(summary, body);
+      adding(() => ui.transcript.append(el));
+      s.thinking = { el, body, text: "" };
+    }
+    s.thinking.text += text;
+    adding(() => { s.thinking.body.textContent = s.thinking.text; });
+  }
+
+  function endAnswer() {
+    if (s.assistant) {
+      const answer = s.assistant;
+      if (answer.frame) {
+        cancelAnimationFrame(answer.frame);
+        answer.frame = 0;
+      }
+      answer.el.innerHTML = md.render(answer.text);
+      answer.el.classList.remove("streaming");
+    }
+    if (s.thinking) s.thinking.el.open = false;
+    s.assistant = null;
+    s.thinking = null;
+  }
+
+  // The finished message is the truth: it also holds text streamed before this page
+  // connected (after a reload mid-answer).
+  function finishMessage(message) {
+    if (message.thinking && !s.thinking) appendThinking(message.thinking);
+    else if (s.thinking && message.thinking) {
+      s.thinking.text = message.thinking;
+      s.thinking.body.textContent = message.thinking;
+    }
+    if (message.text) {
+      if (!s.assistant) appendAnswer("");
+      s.assistant.text = message.text;
+    }
+    endAnswer();
+    for (const call of message.tool_calls || []) toolRow(call.id, call.name, call.arguments);
+  }
+
+  function callLabel(name, args) {
+    const key = MAIN_ARGUMENT[name];
+    const a = args && typeof args === "object" ? args : {};
+    if (key && typeof a[key] === "string") {
+      let main = a[key].replace(/\s+/g, " ").trim();
+      if (name === "grep" && typeof a.path === "string") main += ` in ${a.path}`;
+      return `${name} ${main}`;
+    }
+    if (name === "ls") return "ls .";
+    return name || "tool";
+  }
+
+  // "✓ read README.md (0.3s): 3 lines" -> "3 lines" (mark, label and time are drawn apart).
+  function summaryDetail(summary) {
+    const colon = summary.indexOf(": ");
+    return colon >= 0 ? summary.slice(colon + 2) : "";
+  }
+
+  function toolRow(callId, name, args) {
+    let tool = s.tools.get(callId);
+    if (tool) {
+      if (name && args !== undefined) tool.name.textContent = callLabel(name, args);
+      return tool;
+    }
+    const el = document.createElement("div");
+    el.className = "tool";
+    el.dataset.callId = callId;
+    const row = document.createElement("div");
+    row.className = "tool-row";
+    row.setAttribute("role", "button");
+    row.tabIndex = 0;
+    const caret = document.createElement("span");
+    caret.className = "caret";
+    caret.textContent = "▸";
+    const mark = document.createElement("span");
+    mark.className = "mark";
+    const label = document.createElement("span");
+    label.className = "label";
+    const nameEl = document.createElement("span");
+    nameEl.className = "name";
+    nameEl.textContent = callLabel(name, args);
+    const detail = document.createElement("span");
+    detail.className = "detail";
+    const word = document.createElement("span");
+    word.className = "state-word";
+    const durationEl = document.createElement("span");
+    durationEl.className = "duration";
+    const body = document.createElement("pre");
+    body.className = "tool-body";
+    label.append(nameEl, " ", detail);
+    row.append(caret, mark, label, word, durationEl);
+    el.append(row, body);
+    const toggle = () => el.classList.toggle("open");
+    row.addEventListener("click", toggle);
+    row.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); toggle(); }
+    });
+    tool = { el, mark, name: nameEl, detail, word, durationEl, body, state: "", startedAt: null, duration: null };
+    s.tools.set(callId, tool);
+    adding(() => ui.transcript.append(el));
+    setTool(tool, "queued");
+    return tool;
+  }
+
+  const TOOL_MARKS = { queued: "·", running: "◌", ok: "✓", error: "✗" };
+
+  function setTool(tool, state) {
+    if (state === "running" && tool.state !== "running") tool.startedAt = Date.now();
+    // A settled call stays settled: a late or replayed start must not make it run again.
+    if ((tool.state === "ok" || tool.state === "error") && (state === "running" || state === "queued")) return;
+    tool.state = state;
+    tool.el.dataset.state = state;
+    tool.mark.textContent = TOOL_MARKS[state];
+    tool.word.textContent = state === "queued" ? "queued" : state === "running" ? "running" : "";
+    if (typeof tool.duration === "number") tool.durationEl.textContent = `${tool.duration.toFixed(tool.duration < 10 ? 2 : 1)}s`;
+    else if (state === "queued") tool.durationEl.textContent = "";
+  }
+
+  function renderHistory(messages) {
+    for (const m of messages) {
+      if (m.role === "user") {
+        addUser(typeof m.content === "string" ? m.content : JSON.stringify(m.content), m.kind || "prompt");
+      } else if (m.role === "assistant") {
+        finishMessage(m);
+      } else if (m.role === "tool") {
+        const tool = toolRow(m.call_id, m.tool_name);
+        const content = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
+        tool.body.textContent = content || "(no output)";
+        const lines = content ? content.split("\n").length : 0;
+        tool.detail.textContent = m.is_error ? content.split("\n")[0].slice(0, 120) : `${lines} line${lines === 1 ? "" : "s"}`;
+        setTool(tool, m.is_error ? "error" : "ok");
+      }
+    }
+  }
+
+  // ---- the queue -------------------------------------------------------------------
+
+  function entryKind(entry) {
+    return entry.shell ? "shell" : entry.mode;
+  }
+
+  function renderQueue(entries, paused) {
+    s.queue = entries;
+    s.queuePaused = paused;
+    const editing = s.editing;
+    const rows = [];
+    for (const [index, entry] of entries.entries()) {
+      if (editing && editing.id === entry.id) {
+        editing.mode = entry.mode;
+        setBadge(editing.li.querySelector(".q-badge"), entry);
+        setArrows(editing.li, index, entries.length);
+        rows.push(editing.li);
+      } else {
+        rows.push(queueRow(entry, index, entries.length));
+      }
+    }
+    if (editing && !entries.some((e) => e.id === editing.id)) {
+      // The model took (or someone removed) the entry being edited: the edit stays.
+      markSent(editing);
+      rows.push(editing.li);
+    }
+    ui.queueList.replaceChildren(...rows);
+    ui.queueCount.textContent = String(entries.length);
+    ui.queuePaused.hidden = !paused;
+    ui.queue.hidden = rows.length === 0;
+  }
+
+  function setBadge(badge, entry) {
+    const kind = entryKind(entry);
+    badge.className = `q-badge mode-${kind}`;
+    badge.textContent = MODE_LABELS[kind] || kind;
+    badge.title = kind === "shell" ? "a shell line runs after the run completes" : "click: switch steer / follow-up";
+  }
+
+  function setArrows(li, index, count) {
+    li.querySelector(".up").disabled = index === 0;
+    li.querySelector(".down").disabled = index === count - 1;
+  }
+
+  function button(cls, text, title, onClick) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = `q-ctl ${cls}`;
+    b.textContent = text;
+    b.title = title;
+    b.setAttribute("aria-label", title);
+    b.addEventListener("click", (ev) => { ev.stopPropagation(); onClick(); });
+    return b;
+  }
+
+  function queueRow(entry, index, count) {
+    const li = document.createElement("li");
+    li.className = "q-entry";
+    li.dataset.id = String(entry.id);
+    const grip = document.createElement("span");
+    grip.className = "q-grip";
+    grip.textContent = "⠿";
+    grip.title = "drag to reorder";
+    grip.addEventListener("pointerdown", (ev) => startDrag(ev, li, entry));
+    const badge = document.createElement("button");
+    badge.type = "button";
+    setBadge(badge, entry);
+    badge.addEventListener("click", () => {
+      if (!entry.shell) patchEntry(entry.id, { mode: entry.mode === "steer" ? "follow_up" : "steer" });
+    });
+    const text = document.createElement("span");
+    text.className = "q-text";
+    const [first, ...rest] = entry.text.split("\n");
+    text.textContent = first;
+    text.title = "click to edit";
+    if (rest.length) {
+      const more = document.createElement("span");
+      more.className = "more";
+      more.textContent = ` (+${rest.length} line${rest.length > 1 ? "s" : ""})`;
+      text.append(more);
+    }
+    text.addEventListener("click", () => startEdit(li, entry));
+    li.append(
+      grip, badge, text,
+      button("up", "↑", "move up", () => patchEntry(entry.id, { position: indexOf(entry.id) - 1 })),
+      button("down", "↓", "move down", () => patchEntry(entry.id, { position: indexOf(entry.id) + 1 })),
+      button("delete", "✕", "delete", () => deleteEntry(entry.id)),
+    );
+    setArrows(li, index, count);
+    return li;
+  }
+
+  function indexOf(id) {
+    return s.queue.findIndex((e) => e.id === id);
+  }
+
+  async function patchEntry(id, change) {
+    try {
+      const data = await api("PATCH", sessionPath(s.id, `/queue/${id}`), change);
+      if (data && Array.isArray(data.entries)) renderQueue(data.entries, s.queuePaused);
+      return true;
+    } catch (err) {
+      if (err.code === "gone") showBanner("That entry is no longer queued (the model took it, or it was removed).", "info", 4000);
+      else showBanner(`Could not change the entry: ${err.message}`);
+      return err;
+    }
+  }
+
+  async function deleteEntry(id) {
+    try {
+      await api("DELETE", sessionPath(s.id, `/queue/${id}`));
+      renderQueue(s.queue.filter((e) => e.id !== id), s.queuePaused);
+    } catch (err) {
+      if (err.code !== "gone") showBanner(`Could not delete the entry: ${err.message}`);
+    }
+  }
+
+  function startEdit(li, entry) {
+    if (s.editing) return;
+    const text = li.querySelector(".q-text");
+    const area = document.createElement("textarea");
+    area.className = "q-edit";
+    area.value = entry.text;
+    area.rows = Math.min(6, entry.text.split("\n").length);
+    const editing = { id: entry.id, mode: entry.mode, li, area, sent: false, done: false };
+    s.editing = editing;
+    li.classList.add("editing");
+    text.replaceWith(area);
+    area.focus();
+    area.setSelectionRange(area.value.length, area.value.length);
+    area.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) {
+        ev.preventDefault();
+        saveEdit(editing);
+      } else if (ev.key === "Escape") {
+        ev.preventDefault();
+        endEdit(editing);
+      }
+    });
+    area.addEventListener("input", () => {
+      area.rows = Math.min(6, area.value.split("\n").length);
+    });
+    // Leaving the field keeps what was typed: nothing typed is lost.
+    area.addEventListener("blur", () => {
+      if (!editing.done && area.value !== entry.text) saveEdit(editing);
+      else if (!editing.done) endEdit(editing);
+    });
+  }
+
+  function endEdit(editing) {
+    editing.done = true;
+    if (s.editing === editing) s.editing = null;
+    renderQueue(s.queue, s.queuePaused);
+    ui.input.focus();
+  }
+
+  function markSent(editing) {
+    if (editing.sent) return;
+    editing.sent = true;
+    editing.li.classList.add("sent");
+    const note = document.createElement("div");
+    note.className = "q-note";
+    note.textContent = "sent — Enter queues your edit as a new entry";
+    editing.li.style.flexWrap = "wrap";
+    editing.li.append(note);
+    for (const b of editing.li.querySelectorAll(".q-ctl")) b.disabled = true;
+  }
+
+  async function saveEdit(editing) {
+    if (editing.done) return;
+    const text = editing.area.value;
+    if (!text.trim()) {
+      showBanner("The entry is empty: press Escape to keep it as it was, or ✕ to delete it.", "info", 4000);
+      return;
+    }
+    editing.done = true;
+    if (!editing.sent) {
+      const result = await patchEntry(editing.id, { text });
+      if (result === true) return endEdit(editing);
+      if (!(result instanceof ApiError && result.code === "gone")) {
+        editing.done = false; // keep editing: the server said no
+        return;
+      }
+      markSent(editing);
+    }
+    // The entry was taken before the edit was saved: queue the edit as a new one.
+    endEdit(editing);
+    await sendText(text, editing.mode === "follow_up" ? "follow_up" : "steer");
+  }
+
+  // Alt+Up: every queued entry back into the text box, above what is there.
+  async function queueToEditor() {
+    if (!s.id || s.queue.length === 0) return;
+    try {
+      const data = await api("DELETE", sessionPath(s.id, "/queue"));
+      const removed = (data && data.removed) || [];
+      if (removed.length) restoreInput(removed.map((e) => e.text).join("\n\n"));
+      renderQueue([], s.queuePaused);
+    } catch (err) {
+      showBanner(`Could not take the queue back: ${err.message}`);
+    }
+  }
+
+  // Drag a row by its grip; the drop position is where the pointer is among the others.
+  function startDrag(ev, li, entry) {
+    if (ev.button !== 0 || s.editing) return;
+    ev.preventDefault();
+    const grip = ev.currentTarget;
+    grip.setPointerCapture(ev.pointerId);
+    const others = [...ui.queueList.children].filter((r) => r !== li);
+    const from = indexOf(entry.id);
+    const startY = ev.clientY;
+    let target = from;
+    li.classList.add("dragging");
+    const mark = () => {
+      others.forEach((r) => r.classList.remove("drop-before", "drop-after"));
+      if (target === from) return;
+      if (target < others.length) others[target].classList.add("drop-before");
+      else others[others.length - 1].classList.add("drop-after");
+    };
+    const move = (e) => {
+      li.style.transform = `translateY(${e.clientY - startY}px)`;
+      target = others.filter((r) => {
+        const box = r.getBoundingClientRect();
+        return box.top + box.height / 2 < e.clientY;
+      }).length;
+      mark();
+    };
+    const up = () => {
+      grip.removeEventListener("pointermove", move);
+      grip.removeEventListener("pointerup", up);
+      grip.removeEventListener("pointercancel", up);
+      li.classList.remove("dragging");
+      li.style.transform = "";
+      others.forEach((r) => r.classList.remove("drop-before", "drop-after"));
+      if (target !== from) patchEntry(entry.id, { position: target });
+    };
+    grip.addEventListener("pointermove", move);
+    grip.addEventListener("pointerup", up);
+    grip.addEventListener("pointercancel", up);
+  }
+
+  // ---- the text box ----------------------------------------------------------------
+
+  function restoreInput(text) {
+    if (!text) return;
+    const draft = ui.input.value;
+    ui.input.value = draft.trim() ? `${text}\n\n${draft}` : text;
+    fitInput();
+    ui.input.focus();
+    ui.input.setSelectionRange(text.length, text.length);
+  }
+
+  function fitInput() {
+    ui.input.style.height = "auto";
+    ui.input.style.height = `${ui.input.scrollHeight + 2}px`;
+  }
+
+  // Idle: starts a run. Busy: queued as `mode`. What was typed comes back on failure.
+  async function sendText(text, mode) {
+    const body = busy() ? { text, deliver_as: mode } : { text };
+    try {
+      try {
+        await api("POST", sessionPath(s.id, "/messages"), body);
+      } catch (err) {
+        if (err.status !== 429 || body.deliver_as) throw err;
+        // The run started since this page last heard: queue it instead.
+        await api("POST", sessionPath(s.id, "/messages"), { text, deliver_as: mode });
+      }
+      return true;
+    } catch (err) {
+      restoreInput(text);
+      showBanner(`Not sent: ${err.message}`);
+      return false;
+    }
+  }
+
+  async function submit(mode) {
+    const text = ui.input.value;
+    if (!s.id || !text.trim() || s.runState === "exited") return;
+    ui.input.value = "";
+    fitInput();
+    if (!busy()) s.runStartedAt = Date.now();
+    await sendText(text, mode);
+  }
+
+  async function stop() {
+    if (!s.id || !busy() || s.stopping) return;
+    s.stopping = true;
+    ui.stop.disabled = true;
+    ui.stop.textContent = "Stopping…";
+    try {
+      await api("POST", sessionPath(s.id, "/abort"));
+    } catch (err) {
+      showBanner(`Could not stop the run: ${err.message}`);
+    } finally {
+      s.stopping = false;
+      ui.stop.textContent = "■ Stop";
+      ui.stop.disabled = !busy();
+    }
+  }
+
+  // ---- wiring ------------------------------------------------------------------------
+
+  ui.input.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.isComposing) {
+      if (ev.shiftKey) return; // a new line
+      ev.preventDefault();
+      submit(ev.altKey || ev.ctrlKey || ev.metaKey ? "follow_up" : "steer");
+    } else if (ev.key === "ArrowUp" && ev.altKey) {
+      ev.preventDefault();
+      queueToEditor();
+    }
+  });
+  ui.input.addEventListener("input", fitInput);
+  ui.composer.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    submit("steer");
+  });
+  ui.stop.addEventListener("click", stop);
+  ui.newSession.addEventListener("click", newSession);
+  ui.queueToEditor.addEventListener("click", queueToEditor);
+  ui.jump.addEventListener("click", scrollToEnd);
+  ui.transcript.addEventListener("scroll", () => { if (atBottom()) ui.jump.hidden = true; });
+
+  function closeDrawer() {
+    ui.app.classList.remove("drawer-open");
+    ui.sidebarToggle.setAttribute("aria-expanded", "false");
+  }
+  ui.sidebarToggle.addEventListener("click", () => {
+    const open = ui.app.classList.toggle("drawer-open");
+    ui.sidebarToggle.setAttribute("aria-expanded", String(open));
+  });
+  ui.scrim.hidden = false;
+  ui.scrim.addEventListener("click", closeDrawer);
+
+  async function start() {
+    setRunState("none");
+    ui.state.textContent = "no session";
+    await loadSessions();
+    const wanted = decodeURIComponent(location.hash.slice(1));
+    const pick = s.sessions.find((x) => x.id === wanted) || s.sessions.find((x) => x.open);
+    if (pick) await openSession(pick);
+    // Busy dots of other sessions stay current.
+    setInterval(() => { if (document.visibilityState === "visible") loadSessions(); }, 5000);
+  }
+
+  // For tests and the curious: what the page holds.
+  function replayFrom(seq) {
+    if (!s.id) return;
+    if (s.source) s.source.close();
+    openStream(seq);
+  }
+
+  window.inkPage = { state: s, selectSession, loadSessions, replayFrom };
+  start();
+})();

@@ -1,0 +1,170 @@
+"""Pictures of the `ink serve` page: `python -m tests.make_serve_screenshots [name ...]`.
+
+Each scene drives the real `ink serve` (model: the loopback scripted server) in Debian's
+chromium and saves `assets/serve-<name>.png`.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import Page, expect
+
+from tests.scripted_server import Gate, ScriptedServer, text_reply, tool_reply
+from tests.serve_page_helpers import chromium, ink_serve
+
+ASSETS = Path(__file__).resolve().parent.parent / "assets"
+
+ANSWER = (
+    "## What this project does\n\n"
+    "**acme-shop** is a small order service:\n\n"
+    "- `cart.py` holds the cart and its `total()`\n"
+    "- `README.md` describes the HTTP API\n\n"
+    "```python\ndef total(items):\n    return sum(items)\n```\n\n"
+    "Run `pytest -q` to check it; see [the docs](https://example.com/acme) for more."
+)
+
+
+def send(page: Page, text: str, key: str = "Enter") -> None:
+    page.locator("#input").fill(text)
+    page.locator("#input").press(key)
+
+
+def new_session(page: Page) -> None:
+    toggle = page.get_by_role("button", name="Sessions")
+    if toggle.is_visible():
+        toggle.click()
+    page.get_by_role("button", name="+ New session").click()
+    expect(page.locator("#state")).to_have_text("idle")
+
+
+def settled(page: Page) -> None:
+    expect(page.locator("#state")).to_contain_text("settled")
+
+
+def idle(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
+    server.push(text_reply("The tests pass: 12 passed in 0.4s."))
+    server.push(
+        tool_reply(
+            [("read", {"path": "README.md"}), ("read", {"path": "cart.py"}), ("ls", {})],
+            text="Let me look at the project first.",
+        ),
+        text_reply(ANSWER, pieces=6),
+    )
+    new_session(page)
+    send(page, "run the tests")
+    settled(page)
+    new_session(page)
+    send(page, "explain what this project does")
+    settled(page)
+    page.reload()
+    expect(page.locator("#state")).to_have_text("idle")
+    page.locator(".tool-row").nth(1).click()
+
+
+def streaming(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
+    server.push(
+        tool_reply(
+            [("read", {"path": "cart.py"}), ("grep", {"pattern": "total", "path": "."})],
+            text="I'll look at the cart first.",
+        ),
+        tool_reply(
+            [("bash", {"command": "sleep 30"})],
+            text="`total()` sums the item prices; it ignores **quantities**. Running the tests:",
+        ),
+    )
+    new_session(page)
+    send(page, "why is the cart total wrong for two of the same item?")
+    expect(page.locator(".tool[data-state='running']")).to_have_count(1)
+    page.wait_for_timeout(1300)
+
+
+def queue(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
+    gate = Gate()
+    gates.append(gate)
+    server.push(text_reply(ANSWER, pieces=3, gate=gate))
+    new_session(page)
+    send(page, "explain the cart")
+    assert gate.reached.wait(10)
+    send(page, "keep the public API of cart.py unchanged")
+    send(page, "then add a changelog entry", "Alt+Enter")
+    send(page, "and run the tests when you are done", "Control+Enter")
+    expect(page.locator("#queue-list .q-entry")).to_have_count(3)
+    page.locator("#input").fill("also check the")
+    page.locator("#queue-list .q-entry").nth(1).hover()
+
+
+def stopped(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
+    gate = Gate()
+    gates.append(gate)
+    server.push(text_reply("Refactoring the cart: first I will split", pieces=2, gate=gate))
+    new_session(page)
+    send(page, "refactor the cart module")
+    assert gate.reached.wait(10)
+    send(page, "keep the public API of cart.py unchanged")
+    send(page, "then add a changelog entry", "Alt+Enter")
+    expect(page.locator("#queue-list .q-entry")).to_have_count(2)
+    page.locator("#input").fill("and explain why")
+    page.get_by_role("button", name="■ Stop").click()
+    expect(page.locator("#state")).to_have_text("settled · aborted")
+
+
+def narrow(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
+    gate = Gate()
+    gates.append(gate)
+    server.push(
+        tool_reply([("read", {"path": "cart.py"})], text="Looking at the cart."),
+        text_reply(ANSWER, pieces=4, gate=gate),
+    )
+    new_session(page)
+    send(page, "explain the cart")
+    assert gate.reached.wait(10)
+    send(page, "keep the public API unchanged")
+    send(page, "then add a changelog entry", "Alt+Enter")
+    expect(page.locator("#queue-list .q-entry")).to_have_count(2)
+
+
+SCENES: dict[str, tuple[Callable[[Page, ScriptedServer, list[Gate]], None], dict[str, int]]] = {
+    "idle": (idle, {"width": 1280, "height": 800}),
+    "streaming": (streaming, {"width": 1280, "height": 800}),
+    "queue": (queue, {"width": 1280, "height": 800}),
+    "stopped": (stopped, {"width": 1280, "height": 800}),
+    "narrow": (narrow, {"width": 390, "height": 800}),
+}
+
+
+def shoot(browser: Any, name: str) -> Path:
+    scene, viewport = SCENES[name]
+    server = ScriptedServer()
+    gates: list[Gate] = []
+    with tempfile.TemporaryDirectory(prefix="ink-serve-shot-") as root:
+        try:
+            with ink_serve(server.base_url, Path(root)) as served:
+                context = browser.new_context(viewport=viewport)
+                page = context.new_page()
+                page.set_default_timeout(15_000)
+                page.goto(served.url)
+                scene(page, server, gates)
+                path = ASSETS / f"serve-{name}.png"
+                page.screenshot(path=str(path), animations="disabled", caret="initial")
+                context.close()
+        finally:
+            for gate in gates:
+                gate.open()
+            server.close()
+    return path
+
+
+def main(names: list[str]) -> None:
+    ASSETS.mkdir(exist_ok=True)
+    with chromium() as browser:
+        for name in names or list(SCENES):
+            print(shoot(browser, name).relative_to(ASSETS.parent))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
