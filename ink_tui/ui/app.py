@@ -31,7 +31,13 @@ from ink_tui.ui.command_palette import SlashCommandProvider
 from ink_tui.ui.command_runner import CommandRunner, model_label
 from ink_tui.ui.file_completion import FileIndex
 from ink_tui.ui.keys import install_alt_enter
-from ink_tui.ui.slash_commands import RunSlashCommand, literal_text, parse_slash, unknown_message
+from ink_tui.ui.slash_commands import (
+    RunSlashCommand,
+    SlashCommand,
+    literal_text,
+    parse_slash,
+    unknown_message,
+)
 from ink_tui.ui.startup import AppSessions, SessionPlan, read_session
 from ink_tui.ui.widgets.activity_panel import ActivityPanel
 from ink_tui.ui.widgets.completion_menu import CompletionMenu
@@ -46,6 +52,8 @@ if TYPE_CHECKING:
     # For annotations only: the controller module imports the agent loop, which the
     # first frame does not need (make_controller imports it after that frame).
     from ink_tui.control.controller import RunController
+    from ink_tui.extensions.host import ExtensionHost
+    from ink_tui.extensions.startup import ExtensionOptions, Started
     from ink_tui.session.config import Config
     from ink_tui.session.session_reader import LoadedSession
     from ink_tui.session.summary import SessionSummary
@@ -88,6 +96,7 @@ class InkApp(App[None]):
         session_root: Path | None = None,
         config: Config | None = None,
         freeze_startup_heap: bool = False,
+        extensions: ExtensionOptions | None = None,
     ) -> None:
         super().__init__()
         # Only for a process that runs one app (`ink`): frozen objects are never freed.
@@ -110,6 +119,11 @@ class InkApp(App[None]):
         self._early: list[tuple[str, QueueMode]] = []
         self._last_idle_ctrl_c: float | None = None
         self._last_abort_ctrl_c: float | None = None
+        # Extensions: None loads none (tests, --no-extensions); loaded with the controller.
+        self.extension_options = extensions
+        self.extension_host: ExtensionHost | None = None
+        # The extensions' slash commands, for completion, the palette and parsing.
+        self.extra_commands: list[SlashCommand] = []
 
     def compose(self) -> ComposeResult:
         yield Transcript(self.bus)
@@ -227,10 +241,66 @@ class InkApp(App[None]):
             transcript.add_notice(history_warning[:1].upper() + history_warning[1:], "warning")
         if self.plan.mode == "pick":
             self.call_after_refresh(self.pick_session)
+        self._start_extensions()
         for text, mode in self._early:
             self.controller.submit(text, mode)
         self._early.clear()
         self.run_worker(self._prepare_heap, thread=True, group="heap", exit_on_error=False)
+
+    # -- extensions -----------------------------------------------------------------
+
+    def _start_extensions(self) -> None:
+        """Load the user's extensions and a trusted project's; ask about an untrusted one."""
+        options = self.extension_options
+        if options is None or not options.enabled or self.controller is None:
+            return
+        from ink_tui.extensions.startup import start_extensions
+        from ink_tui.ui.slash_commands import COMMANDS
+
+        started = start_extensions(
+            self.controller, options, reserved_commands=[c.name for c in COMMANDS]
+        )
+        self.extension_host = started.host
+        self._refresh_extra_commands()
+        if started.pending and started.pending_dir is not None:
+            from ink_tui.session.config_files import display_path
+            from ink_tui.ui.screens.trust_extensions import TrustExtensions
+
+            self.push_screen(
+                TrustExtensions(display_path(started.pending_dir), started.pending),
+                partial(self._trust_answered, started),
+            )
+
+    def _trust_answered(self, started: Started, allow: bool | None) -> None:
+        from ink_tui.extensions.startup import allow_project, pending_names
+
+        transcript = self.query_one(Transcript)
+        names = pending_names(started)
+        if not allow or self.extension_options is None:
+            transcript.add_notice(
+                f"This folder's extensions were not loaded ({names}); ink asks again next time.",
+                "warning",
+            )
+            return
+        warning = allow_project(started, self.extension_options)
+        if warning:
+            transcript.add_notice(warning, "warning")
+        self._refresh_extra_commands()
+        transcript.add_notice(f"Allowed this folder's extensions ({names}).")
+
+    def _refresh_extra_commands(self) -> None:
+        host = self.extension_host
+        commands = host.commands.values() if host is not None else ()
+        self.extra_commands = [
+            SlashCommand(
+                c.name,
+                c.description or f"from extension {c.extension}",
+                f"/{c.name} [argument]",
+                True,
+                extension=c.extension,
+            )
+            for c in commands
+        ]
 
     def _prepare_heap(self) -> None:
         """On a thread: load and warm the answer renderer, then (for `ink`) freeze."""
@@ -243,6 +313,8 @@ class InkApp(App[None]):
     async def on_unmount(self) -> None:
         # Settling runs publish after the widgets are gone; the app no longer listens.
         self._unsubscribe()
+        if self.extension_host is not None:
+            self.extension_host.close()
         if self.controller is not None:
             await self.controller.aclose()
         if self.binding is not None:
@@ -276,10 +348,12 @@ class InkApp(App[None]):
         self._last_idle_ctrl_c = None
         if self.binding is not None:
             self.binding.remember_input(message.text)
-        invocation = parse_slash(message.text)
+        invocation = parse_slash(message.text, self.extra_commands)
         if invocation is not None:
             if invocation.command is None:
-                self.query_one(Transcript).add_notice(unknown_message(invocation.name), "warning")
+                self.query_one(Transcript).add_notice(
+                    unknown_message(invocation.name, self.extra_commands), "warning"
+                )
                 # Give the text back so a typo costs nothing.
                 self.prompt.restore(message.text)
             else:
@@ -472,7 +546,13 @@ class InkApp(App[None]):
             self.exit(return_code=code)
 
 
-def run_app(config: Config, workspace: Path, plan: SessionPlan) -> int:
+def run_app(
+    config: Config,
+    workspace: Path,
+    plan: SessionPlan,
+    *,
+    extensions: ExtensionOptions | None = None,
+) -> int:
     from ink_tui.assemble import assemble_controller
 
     settings = config.run_settings()
@@ -492,6 +572,7 @@ def run_app(config: Config, workspace: Path, plan: SessionPlan) -> int:
         notices=config.problems,
         config=config,
         freeze_startup_heap=True,
+        extensions=extensions,
     )
     app.run()
     # The exit status is the app's return code (130 after a double Ctrl+C, 1 after a

@@ -16,7 +16,7 @@ from textual.content import Content
 from textual.markup import escape
 from textual.types import IgnoreReturnCallbackType
 
-from ink_tui.ui.slash_commands import COMMANDS, RunSlashCommand, SlashCommand
+from ink_tui.ui.slash_commands import RunSlashCommand, SlashCommand, all_commands
 
 
 def palette_text(command: SlashCommand) -> str:
@@ -41,9 +41,13 @@ class SlashCommandProvider(Provider):
 
         return run
 
+    def _commands(self) -> list[SlashCommand]:
+        # ink's own, then those the app's extensions registered.
+        return all_commands(getattr(self.app, "extra_commands", ()))
+
     async def discover(self) -> Hits:
         """With nothing typed yet: every command, in display order."""
-        for command in COMMANDS:
+        for command in self._commands():
             text = palette_text(command)
             # Content, not str: a str prompt is read as markup too.
             yield DiscoveryHit(Content(text), self._runner(command), text=text, help=_help(command))
@@ -59,7 +63,7 @@ class SlashCommandProvider(Provider):
                 yield hit
             return
         matcher = self.matcher(wanted)
-        for command in COMMANDS:
+        for command in self._commands():
             text = palette_text(command)
             score = matcher.match(text)
             if score > 0:

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ink_tui.core.events import JobView
 from ink_tui.core.messages import AssistantMessage
+from ink_tui.ui.slash_commands import find_command
 from ink_tui.ui.widgets.status_bar import StatusBar
 from ink_tui.ui.widgets.transcript import Transcript
 
@@ -38,6 +39,9 @@ class CommandRunner:
         self.transcript.add_notice(text, level)  # type: ignore[arg-type]
 
     def run(self, name: str, argument: str = "") -> None:
+        host = self.app.extension_host
+        if host is not None and find_command(name) is None and host.run_command(name, argument):
+            return  # an extension's command; ink's own names are never an extension's
         handler = getattr(self, f"do_{name}", None)
         if handler is None:
             self.say(f"/{name} is not available here.", "warning")

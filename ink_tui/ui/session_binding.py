@@ -81,7 +81,9 @@ class SessionBinding:
 
     def _on_event(self, event: Event) -> None:
         if isinstance(event, QueueUpdate):
-            self._entries = list(event.entries)
+            # Only the user's own: after a crash they go back into the editor, where an
+            # extension's words would pass for the user's.
+            self._entries = [e for e in event.entries if e.source == "user"]
             self._dirty.set()
 
     def set_draft(self, draft: str) -> None:

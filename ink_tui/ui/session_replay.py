@@ -20,7 +20,8 @@ from ink_tui.ui.widgets.transcript import Transcript
 def replay(transcript: Transcript, entries: Iterable[Entry]) -> None:
     for entry in entries:
         if isinstance(entry, UserEntry):
-            transcript.add_user(entry.message.content, entry.message.kind)
+            message = entry.message
+            transcript.add_user(message.content, message.kind, message.source, message.custom_type)
         elif isinstance(entry, AssistantEntry):
             message = entry.message
             if message.thinking:

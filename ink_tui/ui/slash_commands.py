@@ -11,11 +11,14 @@ vocabulary:
   with a leading `/`, so a mistyped command cannot be sent by accident.
 - An unknown name is still an invocation (`command is None`), so the App can say so
   (`unknown_message`) instead of sending the text.
+- Extensions add commands of their own at run time: every lookup takes them as `extra`
+  (after the built-in ones, which they can never replace).
 """
 
 from __future__ import annotations
 
 import difflib
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from textual.message import Message
@@ -32,6 +35,8 @@ class SlashCommand:
     takes_argument: bool
     """True when an argument is accepted. It is always optional: without one (always the
     case from the palette) the App asks, e.g. with a picker."""
+    extension: str | None = None
+    """The extension that registered it; None for ink's own."""
 
 
 COMMANDS: tuple[SlashCommand, ...] = (
@@ -81,12 +86,13 @@ class RunSlashCommand(Message):
     argument: str = ""
 
 
-def find_command(name: str) -> SlashCommand | None:
+def find_command(name: str, extra: Sequence[SlashCommand] = ()) -> SlashCommand | None:
     """The command called `name` (no slash; case does not matter), or None."""
-    return _BY_NAME.get(name.lower())
+    wanted = name.lower()
+    return _BY_NAME.get(wanted) or next((c for c in extra if c.name == wanted), None)
 
 
-def parse_slash(text: str) -> SlashInvocation | None:
+def parse_slash(text: str, extra: Sequence[SlashCommand] = ()) -> SlashInvocation | None:
     """Read a submitted text as a command; None when it is not one (no `/` first).
 
     A text that starts with blanks and then `/` is deliberately not a command: that is how
@@ -101,7 +107,7 @@ def parse_slash(text: str) -> SlashInvocation | None:
         return SlashInvocation("", body.strip(), None)
     name = parts[0]
     argument = parts[1].strip() if len(parts) > 1 else ""
-    return SlashInvocation(name, argument, find_command(name))
+    return SlashInvocation(name, argument, find_command(name, extra))
 
 
 def literal_text(text: str) -> str:
@@ -116,31 +122,39 @@ def literal_text(text: str) -> str:
     return text
 
 
-def complete_command(prefix: str) -> list[SlashCommand]:
+def all_commands(extra: Sequence[SlashCommand] = ()) -> list[SlashCommand]:
+    """ink's commands, then the extensions' (a name ink uses is never an extension's)."""
+    return [*COMMANDS, *(c for c in extra if c.name not in _BY_NAME)]
+
+
+def complete_command(prefix: str, extra: Sequence[SlashCommand] = ()) -> list[SlashCommand]:
     """Commands whose name starts with `prefix` (a leading "/" is ignored), display order."""
     wanted = prefix.removeprefix("/").lower()
-    return [command for command in COMMANDS if command.name.startswith(wanted)]
+    return [command for command in all_commands(extra) if command.name.startswith(wanted)]
 
 
-def closest_commands(name: str, limit: int = 3) -> list[SlashCommand]:
+def closest_commands(
+    name: str, limit: int = 3, extra: Sequence[SlashCommand] = ()
+) -> list[SlashCommand]:
     """Commands `name` was probably meant to be: completions first, then near spellings."""
     wanted = name.lower()
-    found = complete_command(wanted) if wanted else []
-    close = difflib.get_close_matches(wanted, list(_BY_NAME), n=limit, cutoff=0.6)
+    found = complete_command(wanted, extra) if wanted else []
+    by_name = {command.name: command for command in all_commands(extra)}
+    close = difflib.get_close_matches(wanted, list(by_name), n=limit, cutoff=0.6)
     for candidate in close:
-        command = _BY_NAME[candidate]
+        command = by_name[candidate]
         if command not in found:
             found.append(command)
     return found[:limit]
 
 
-def unknown_message(name: str) -> str:
+def unknown_message(name: str, extra: Sequence[SlashCommand] = ()) -> str:
     """What to tell the user about "/name" when there is no such command."""
     if not name:
         head = "Type a command name after /."
     else:
         head = f"Unknown command /{name}."
-        suggestions = closest_commands(name)
+        suggestions = closest_commands(name, extra=extra)
         if suggestions:
             names = " or ".join(f"/{command.name}" for command in suggestions)
             head += f" Did you mean {names}?"

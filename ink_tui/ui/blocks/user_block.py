@@ -1,4 +1,6 @@
-"""What the user said: the prompt, a steer or follow-up injected mid-run, or a `!` line."""
+"""What the user said: the prompt, a steer or follow-up injected mid-run, or a `!` line;
+or what an extension sent, drawn apart (its own colours, its name and kind as the tag)
+so it is never read as the user's words."""
 
 from __future__ import annotations
 
@@ -18,11 +20,21 @@ BORDER = "▌"
 
 
 class UserBlock(Block):
-    def __init__(self, text: str, kind: UserBlockKind = "prompt") -> None:
+    def __init__(
+        self,
+        text: str,
+        kind: UserBlockKind = "prompt",
+        source: str | None = None,
+        custom_type: str | None = None,
+    ) -> None:
         super().__init__()
         self.text = text
         self.kind = kind
-        self.tag = _TAGS.get(kind, "")
+        self.source = source
+        if source is not None:
+            self.tag = f"⚙ {source}" + (f" · {custom_type}" if custom_type else "")
+        else:
+            self.tag = _TAGS.get(kind, "")
 
     def label(self) -> Text:
         label = Text()
@@ -34,8 +46,13 @@ class UserBlock(Block):
         return label
 
     def render_lines(self, width: int, look: Look) -> list[Strip]:
-        style = look.style("user")
-        accent = "user-shell" if self.kind == "shell" else "user-injected" if self.tag else "user"
+        if self.source is not None:
+            style, accent = look.style("extension"), "extension"
+        else:
+            style = look.style("user")
+            accent = (
+                "user-shell" if self.kind == "shell" else "user-injected" if self.tag else "user"
+            )
         border = Segment(BORDER, style + look.style(f"{accent}-border"))
         inner = inner_width(width, left=1, right=1, border=True)
         lines = render_segments(self.label(), inner, look, style)

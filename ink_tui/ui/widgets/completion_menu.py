@@ -228,7 +228,9 @@ class CompletionMenu(OptionList, can_focus=False):
         if command is not None:
             return [
                 Candidate(f"/{found.name}", found.summary, f"/{found.name} ", 0, command.end)
-                for found in complete_command(command.prefix)
+                for found in complete_command(
+                    command.prefix, getattr(self.app, "extra_commands", ())
+                )
             ]
         token = current_token(text, offset)
         if token is None:

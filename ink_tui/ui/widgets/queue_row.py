@@ -28,20 +28,40 @@ RowAction = Literal["toggle", "up", "down", "delete"]
 
 BADGE_LABELS = {"steer": "steer", "follow_up": "follow-up", "shell": "shell"}
 SENT_NOTE = "sent — Enter queues your edit as a new entry"
+BADGE_WIDTH = 11
 
 
 def entry_kind(entry: QueueEntryView) -> str:
-    """The badge to show: a shell line's mode is irrelevant (the loop never takes it)."""
+    """The badge to show: a shell line's mode is irrelevant (the loop never takes it); an
+    extension's entry shows whose it is (its mode goes before the text)."""
+    if entry.source != "user":
+        return "extension"
     return "shell" if entry.shell else entry.mode
 
 
-def summary(text: str, width: int) -> Text:
-    """The first line, cut to `width` cells, then "(+N lines)" so the count is never cut."""
+def badge_label(entry: QueueEntryView) -> str:
+    kind = entry_kind(entry)
+    if kind != "extension":
+        return BADGE_LABELS[kind]
+    name = entry.source
+    return name if len(name) <= BADGE_WIDTH - 2 else name[: BADGE_WIDTH - 3] + "…"
+
+
+def mode_note(entry: QueueEntryView) -> str:
+    """For an extension's entry, its mode (the badge holds its name)."""
+    return f"{BADGE_LABELS[entry.mode]} · " if entry.source != "user" else ""
+
+
+def summary(text: str, width: int, note: str = "") -> Text:
+    """The first line, cut to `width` cells, then "(+N lines)" so the count is never cut;
+    `note` (dim) goes first."""
     first, *rest = text.split("\n")
     suffix = ""
     if rest:
         suffix = f" (+{len(rest)} line{'s' if len(rest) > 1 else ''})"
-    line = Text(first, no_wrap=True, overflow="ellipsis", end="")
+    line = Text(no_wrap=True, overflow="ellipsis", end="")
+    line.append(note, style="dim")
+    line.append(first)
     line.truncate(max(1, width - len(suffix)), overflow="ellipsis")
     line.append(suffix, style="dim")
     return line
@@ -72,13 +92,15 @@ class EntryText(RowPart):
     def __init__(self, text: str) -> None:
         super().__init__("", "text", classes="text")
         self.entry_text = text
+        self.note = ""
 
-    def set_text(self, text: str) -> None:
+    def set_text(self, text: str, note: str = "") -> None:
         self.entry_text = text
+        self.note = note
         self.refresh()
 
     def render(self) -> Text:
-        return summary(self.entry_text, self.content_region.width or 80)
+        return summary(self.entry_text, self.content_region.width or 80, self.note)
 
 
 class EntryEditor(TextArea):
@@ -137,6 +159,11 @@ class QueueRow(Horizontal):
     QueueRow .badge.-shell {
         color: $text-success;
         background: $success-muted;
+    }
+    QueueRow .badge.-extension {
+        color: $text-accent;
+        background: $accent-muted;
+        text-style: bold italic;
     }
     QueueRow .body {
         width: 1fr;
@@ -217,9 +244,11 @@ class QueueRow(Horizontal):
     def _paint(self) -> None:
         kind = entry_kind(self.entry)
         badge = self.query_one(".badge", RowPart)
-        badge.update(BADGE_LABELS[kind])
+        badge.update(badge_label(self.entry))
         badge.set_classes(f"badge -{kind}")
-        self.query_one(EntryText).set_text(self.entry.text)
+        if kind == "extension":
+            badge.tooltip = f"from extension {self.entry.source!r} ({self.entry.custom_type})"
+        self.query_one(EntryText).set_text(self.entry.text, mode_note(self.entry))
 
     def begin_edit(self) -> None:
         if self.editing:

@@ -110,9 +110,16 @@ class Transcript(ScrollView, can_focus=True):
 
     # -- plain methods: the view, with or without events -------------------------------
 
-    def add_user(self, text: str, kind: UserKind = "prompt") -> UserBlock:
+    def add_user(
+        self,
+        text: str,
+        kind: UserKind = "prompt",
+        source: str | None = None,
+        custom_type: str | None = None,
+    ) -> UserBlock:
+        """`source`: the extension that sent it (drawn apart from the user's words)."""
         self.end_answer()
-        return self._add(UserBlock(text, kind))
+        return self._add(UserBlock(text, kind, source, custom_type))
 
     def add_shell(self, command_line: str) -> UserBlock:
         self.end_answer()

@@ -32,7 +32,7 @@ def show_event(transcript: Transcript, event: Event) -> None:
         if event.kind == "shell":
             transcript.add_shell(event.prompt)
     elif isinstance(event, UserMessageEvent):
-        transcript.add_user(event.text, event.kind)
+        transcript.add_user(event.text, event.kind, event.source, event.custom_type)
     elif isinstance(event, ThinkingDelta):
         transcript.append_thinking(event.text)
     elif isinstance(event, TextDelta):

@@ -18,6 +18,8 @@ STYLE_NAMES = (
     "user-border",
     "user-injected-border",
     "user-shell-border",
+    "extension",
+    "extension-border",
     "thinking",
     "tool-body",
     "tool-failed",
@@ -35,6 +37,8 @@ COMPONENT_CSS = """
     & > .transcript--user-border { color: $primary; }
     & > .transcript--user-injected-border { color: $secondary; }
     & > .transcript--user-shell-border { color: $accent; }
+    & > .transcript--extension { background: $warning 8%; text-style: italic; }
+    & > .transcript--extension-border { color: $warning; }
     & > .transcript--thinking { color: $text-muted; text-style: italic; }
     & > .transcript--tool-body { color: $text-muted; }
     & > .transcript--tool-failed { color: $text-error; }
