@@ -114,18 +114,20 @@ def stopped(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
 
 
 def narrow(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
-    gate = Gate()
-    gates.append(gate)
     server.push(
         tool_reply([("read", {"path": "cart.py"})], text="Looking at the cart."),
-        text_reply(ANSWER, pieces=4, gate=gate),
+        tool_reply(
+            [("bash", {"command": "sleep 30"})],
+            text="**acme-shop** is a small order service; `total()` sums the prices. Tests:",
+        ),
     )
     new_session(page)
     send(page, "explain the cart")
-    assert gate.reached.wait(10)
+    expect(page.locator(".tool[data-state='running']")).to_have_count(1)
     send(page, "keep the public API unchanged")
     send(page, "then add a changelog entry", "Alt+Enter")
     expect(page.locator("#queue-list .q-entry")).to_have_count(2)
+    page.wait_for_timeout(800)
 
 
 SCENES: dict[str, tuple[Callable[[Page, ScriptedServer, list[Gate]], None], dict[str, int]]] = {

@@ -386,7 +386,9 @@
         endAnswer();
         s.stopReason = e.stop_reason || null;
         if (s.runState !== "exited") setRunState("settled");
-        loadSessions();
+        // The server lets go of the session just after it settles.
+        setTimeout(loadSessions, 300);
+        setTimeout(loadSessions, 1500);
         break;
       case "input_restored":
         restoreInput(e.text || "");
