@@ -21,13 +21,20 @@ parsed with `json.loads` and stamped with `time.monotonic()` as it is taken.
   events per second are then reads per second: the ink process spends its time per HTTP
   chunk (h11, about half) and per SSE event (its JSON, about a fifth), while the RPC part
   (projection, `json.dumps`, one write per turn of the loop) is under a tenth.
+- One delta per network write (the target, issue 10): the server writes every SSE event
+  in a write and HTTP chunk of its own with `TCP_NODELAY`, as a real server streams,
+  `EACH_RATE` events a second (`/each/` in `benchmarks/loopback`). While ink keeps up,
+  each read brings one event and becomes one `message_update`; when it falls behind,
+  what arrived together is merged, so the events per second (counted as above) say how
+  many separate network batches ink took, parsed and wrote out per second. Beside it:
+  the rate the server actually offered (its first to last byte), and the merge ratio.
 - Abort: the server streams the answer at 8 KB/s; 0.3 s after the first `message_update`
   the reader writes `{"type": "abort"}`. The time runs from that write to reading
   `agent_settled`; the server's view (the hang-up, its clock: one clock on Linux) and the
   abort's own response are reported beside it.
 
 `--profile DIR` runs the ink processes under cProfile (`DIR/throughput.prof`,
-`DIR/abort.prof`), to find where the time goes when a target is missed.
+`DIR/each.prof`, `DIR/abort.prof`), to find where the time goes when a target is missed.
 """
 
 from __future__ import annotations
@@ -60,6 +67,10 @@ from benchmarks.loopback import LoopbackServer, fetch_log, last_record
 FULL_SIZE = 1024 * 1024
 QUICK_SIZE = 16 * 1024
 ABORT_SIZE = 200 * 1024
+# One delta per write: 51,200 events at 20,000 a second, about 2.6 s of streaming.
+EACH_SIZE = 200 * 1024
+QUICK_EACH_SIZE = 16 * 1024
+EACH_RATE = 20_000
 RATE = 8 * 1024
 STREAM_FOR_S = 0.3
 TIMEOUT_S = 60.0
@@ -212,19 +223,25 @@ def _rate(lines: list[Line]) -> tuple[float, int, int]:
     return len(window) / seconds, len(window), text
 
 
+def _stream(url: str, profile: Path | None, tmp: Path) -> list[Line]:
+    """One prompt answered by the loopback server at `url`: every line the reader got."""
+    ink = Ink(url, tmp, profile)
+    try:
+        ink.write({"type": "prompt", "id": "p", "message": "Write the long answer."})
+        settled = ink.reader.read_until(_type_is("agent_settled"), TIMEOUT_S)
+    finally:
+        ink.close()
+    if settled.message.get("stop_reason") != "completed":
+        raise RuntimeError(f"the run did not complete: {settled.message}")
+    return ink.reader.lines
+
+
 def measure_throughput(root: str, size: int, profile: Path | None) -> Sample:
     with tempfile.TemporaryDirectory(prefix="ink-bench-rpc-") as tmp:
-        ink = Ink(f"{root}/fast/{size}/v1", Path(tmp), profile)
-        try:
-            ink.write({"type": "prompt", "id": "p", "message": "Write the long answer."})
-            settled = ink.reader.read_until(_type_is("agent_settled"), TIMEOUT_S)
-        finally:
-            ink.close()
-        lines = ink.reader.lines
-        if settled.message.get("stop_reason") != "completed":
-            raise RuntimeError(f"the run did not complete: {settled.message}")
+        lines = _stream(f"{root}/fast/{size}/v1", profile, Path(tmp))
         events_per_s, events, text_bytes = _rate(lines)
         updates = [line for line in lines if _type_is("message_update")(line)]
+        settled = next(line for line in lines if _type_is("agent_settled")(line))
         seconds = settled.at - updates[0].at
         if text_bytes != size:
             raise RuntimeError(f"the reader got {text_bytes} bytes of text, not {size}")
@@ -241,6 +258,32 @@ def measure_throughput(root: str, size: int, profile: Path | None) -> Sample:
         "size": size,
         "first_byte_to_update_ms": None if first is None else (updates[0].at - first["t"]) * 1000,
         "pipe_events_per_s": baseline,
+    }
+
+
+def measure_each(root: str, size: int, rate: int, profile: Path | None) -> Sample:
+    """One delta per network write, `rate` a second: the events the reader got per second."""
+    path = f"/each/{size}/{rate}/"
+    with tempfile.TemporaryDirectory(prefix="ink-bench-rpc-") as tmp:
+        lines = _stream(f"{root}{path}v1", profile, Path(tmp))
+    events_per_s, events, text_bytes = _rate(lines)
+    if text_bytes != size:
+        raise RuntimeError(f"the reader got {text_bytes} bytes of text, not {size}")
+    updates = sum(1 for line in lines if _type_is("message_update")(line))
+    sent = len(deltas(make_answer(size)))
+    first = last_record(root, "first_byte", path)
+    last = last_record(root, "last_byte", path)
+    offered = None
+    if first is not None and last is not None and last["t"] > first["t"]:
+        offered = sent / (last["t"] - first["t"])
+    return {
+        "events_per_s": events_per_s,
+        "events": events,
+        "updates": updates,
+        "sse_deltas": sent,
+        "size": size,
+        "rate": rate,
+        "offered_per_s": offered,
     }
 
 
@@ -299,24 +342,29 @@ def _hangup_after(root: str, path: str, since: float) -> dict[str, Any] | None:
     return None
 
 
-def measure_both(root: str, size: int, profile: Path | None) -> Sample:
+def measure_both(
+    root: str, size: int, each_size: int, each_rate: int, profile: Path | None
+) -> Sample:
     if profile is not None:
         profile.mkdir(parents=True, exist_ok=True)
     throughput = measure_throughput(root, size, profile and profile / "throughput.prof")
+    each = measure_each(root, each_size, each_rate, profile and profile / "each.prof")
     abort = measure_abort(root, profile and profile / "abort.prof")
-    return {"throughput": throughput, "abort": abort}
+    return {"throughput": throughput, "each": each, "abort": abort}
 
 
 def measure(quick: bool, runs: int) -> dict[str, list[Any]]:
     size = QUICK_SIZE if quick else FULL_SIZE
-    with LoopbackServer((size, ABORT_SIZE)) as server:
-        args = ["--root", server.root, "--size", str(size)]
+    each_size = QUICK_EACH_SIZE if quick else EACH_SIZE
+    with LoopbackServer((size, each_size, ABORT_SIZE)) as server:
+        args = ["--root", server.root, "--size", str(size), "--each-size", str(each_size)]
         return {"ink": [run_child("fig6_rpc", args) for _ in range(runs)]}
 
 
 def summarize(samples: dict[str, list[Any]]) -> dict[str, float]:
     runs = samples["ink"]
     put = [run["throughput"] for run in runs]
+    each = [run["each"] for run in runs]
     abort = [run["abort"] for run in runs]
     closed = [run["http_closed_ms"] for run in abort if run["http_closed_ms"] is not None]
     return {
@@ -328,6 +376,13 @@ def summarize(samples: dict[str, list[Any]]) -> dict[str, float]:
         "events": median([run["events"] for run in put]),
         "sse_deltas": put[0]["sse_deltas"],
         "merge_ratio": median([run["sse_deltas"] / run["updates"] for run in put]),
+        "each_rate": each[0]["rate"],
+        "each_size_kb": each[0]["size"] / 1024,
+        "each_events_per_s": median([run["events_per_s"] for run in each]),
+        "each_offered_per_s": median(
+            [run["offered_per_s"] for run in each if run["offered_per_s"] is not None]
+        ),
+        "each_merge_ratio": median([run["sse_deltas"] / run["updates"] for run in each]),
         "abort_settled_ms": median([run["settled_ms"] for run in abort]),
         "abort_response_ms": median([run["response_ms"] for run in abort]),
         "abort_http_closed_ms": median(closed),
@@ -339,9 +394,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--root", required=True, help="the loopback server's root URL")
     parser.add_argument("--size", type=int, default=FULL_SIZE, help="throughput answer bytes")
+    parser.add_argument(
+        "--each-size", type=int, default=EACH_SIZE, help="one-delta-per-write answer bytes"
+    )
+    parser.add_argument(
+        "--each-rate", type=int, default=EACH_RATE, help="one-delta-per-write events/s"
+    )
     parser.add_argument("--profile", type=Path, help="run ink under cProfile, into this dir")
     args = parser.parse_args(argv)
-    write_json(args.out, measure_both(args.root, args.size, args.profile))
+    sample = measure_both(args.root, args.size, args.each_size, args.each_rate, args.profile)
+    write_json(args.out, sample)
 
 
 if __name__ == "__main__":

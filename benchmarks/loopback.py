@@ -8,6 +8,9 @@ the GIL from the app being measured. The URL path picks the reply:
 | `/fast/<size>/v1/chat/completions`         | the `<size>`-character answer, as fast as the |
 |                                            | socket takes it, one SSE event per 4 chars    |
 | `/paced/<size>/<bytes_per_s>/v1/...`       | the same answer at `<bytes_per_s>`            |
+| `/each/<size>/<deltas_per_s>/v1/...`       | the same answer, each SSE event in a write    |
+|                                            | (and HTTP chunk) of its own, `TCP_NODELAY`,   |
+|                                            | at `<deltas_per_s>` events per second         |
 | `/bash/v1/chat/completions`                | a `bash` tool call running `BASH_COMMAND`,    |
 |                                            | then (after the tool result) a short answer   |
 
@@ -160,6 +163,34 @@ def _send_paced(conn: socket.socket, events: list[bytes], bytes_per_s: float, ma
     return True
 
 
+def _send_each(conn: socket.socket, events: list[bytes], per_s: float, mark: Any) -> bool:
+    """Send every event in a write of its own, `per_s` a second; False if the client left.
+
+    As a real server streams: with `TCP_NODELAY` each write leaves as a segment of its
+    own, so a client that keeps up reads one event at a time. A client that falls behind
+    finds several in one read (the pacing never waits for it).
+    """
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    interval = 1 / per_s
+    total = len(events)
+    sent = 0
+    mark("first_byte")
+    start = time.monotonic()
+    while sent < total:
+        due = min(total, int((time.monotonic() - start) / interval) + 1)
+        while sent < due:
+            conn.sendall(events[sent])
+            sent += 1
+        if sent >= total:
+            break
+        # Never a busy wait (it would take a core from the client): a sleep shorter than
+        # the scheduler allows oversleeps, and the events due meanwhile go out one by one.
+        wait = start + sent * interval - time.monotonic()
+        if wait > 0 and _hung_up(conn, wait):
+            return False
+    return True
+
+
 def make_handler(log: _Log) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -190,6 +221,9 @@ def make_handler(log: _Log) -> type[BaseHTTPRequestHandler]:
                     self._stream(request, answer_events(int(parts[1])), None)
                 elif parts[0] == "paced":
                     self._stream(request, answer_events(int(parts[1])), float(parts[2]))
+                elif parts[0] == "each":
+                    events = answer_events(int(parts[1]))
+                    self._stream(request, events, float(parts[2]), each=True)
                 elif parts[0] == "bash":
                     messages = json.loads(raw).get("messages", [])
                     if messages and messages[-1].get("role") == "tool":
@@ -216,6 +250,7 @@ def make_handler(log: _Log) -> type[BaseHTTPRequestHandler]:
             bytes_per_s: float | None,
             *,
             closing: bool = True,
+            each: bool = False,
         ) -> None:
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -230,6 +265,11 @@ def make_handler(log: _Log) -> type[BaseHTTPRequestHandler]:
 
             if bytes_per_s is None:
                 _send_fast(conn, events, mark)
+            elif each:
+                if not _send_each(conn, events, bytes_per_s, mark):
+                    mark("hangup")
+                    self.close_connection = True
+                    return
             elif not _send_paced(conn, events, bytes_per_s, mark):
                 mark("hangup")
                 self.close_connection = True
@@ -277,6 +317,9 @@ class LoopbackServer:
 
     def paced_url(self, size: int, bytes_per_s: int) -> str:
         return f"{self.root}/paced/{size}/{bytes_per_s}/v1"
+
+    def each_url(self, size: int, deltas_per_s: int) -> str:
+        return f"{self.root}/each/{size}/{deltas_per_s}/v1"
 
     def bash_url(self) -> str:
         return f"{self.root}/bash/v1"

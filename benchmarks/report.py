@@ -129,13 +129,30 @@ FIGURES: dict[str, tuple[str, list[Row]]] = {
     "rpc": (
         "6 RPC mode",
         [
+            # The target (issue 10) is on events as a real server sends them: one SSE
+            # event per network write. The 1 MB row is read-limited (one merged event per
+            # 64 KB socket read), kept for information.
+            Row(
+                "6",
+                "RPC events/s, one delta per network write, offered {each_rate:,.0f}/s "
+                "(vs measured offer)",
+                "each_events_per_s",
+                "events/s",
+                "each_offered_per_s",
+                (">=", 10_000),
+            ),
+            Row(
+                "6",
+                "one delta per write: SSE deltas per message_update",
+                "each_merge_ratio",
+                "x",
+            ),
             Row(
                 "6",
                 "RPC events/s to a reader, {rpc_size_kb:g} KB fast (vs bare pipe)",
                 "events_per_s",
                 "events/s",
                 "pipe_events_per_s",
-                (">=", 10_000),
             ),
             Row("6", "SSE deltas per message_update ({sse_deltas:g} sent)", "merge_ratio", "x"),
             Row("6", "SSE deltas delivered to the RPC reader", "deltas_per_s", "deltas/s"),
@@ -164,6 +181,7 @@ LABEL_DEFAULTS: dict[str, Any] = {
     "large": 5000,
     "size_kb": 200,
     "rpc_size_kb": 1024,
+    "each_rate": 20_000,
     "sse_deltas": 262144,
 }
 
