@@ -111,12 +111,19 @@ async def read_sse(
     within: float = 10.0,
     raw: list[str] | None = None,
 ) -> list[SseEvent]:
-    """SSE messages from `response` until `until(events)` holds (or the stream ends)."""
+    """SSE messages from `response` until `until(events)` holds (or the stream ends).
+
+    The line iterator is kept on the response: an abandoned one would be finalized by
+    the loop, which closes the connection, a hang-up the server would act on."""
     events: list[SseEvent] = []
+    lines = getattr(response, "_ink_lines", None)
+    if lines is None:
+        lines = response.aiter_lines()
+        response._ink_lines = lines  # type: ignore[attr-defined]
 
     async def read() -> None:
         fields: dict[str, str] = {}
-        async for line in response.aiter_lines():
+        async for line in lines:
             if raw is not None:
                 raw.append(line)
             if line == "":
