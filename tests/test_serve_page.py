@@ -267,6 +267,53 @@ def test_queue_entries_are_edited_re_moded_reordered_and_deleted_with_the_mouse(
     gate.open()
 
 
+def test_an_edit_survives_queue_changes_and_an_entry_taken_meanwhile_is_queued_again(
+    page: Page, served: Served, server: ScriptedServer
+) -> None:
+    first, second = Gate(), Gate()
+    server.push(
+        text_reply("Working.", gate=first),
+        text_reply("Still working.", gate=second),
+        text_reply("Done."),
+        text_reply("Done elsewhere."),
+    )
+    session_id = start_session(page, served.url)
+    type_and(page, "start")
+    wait_gate(first)
+    type_and(page, "keep the API")
+    page.locator("#queue-list .q-text").first.click()
+    row = page.locator("#queue-list .q-entry.editing")
+    editor = page.locator("#queue-list textarea.q-edit")
+    editor.fill("keep the API, and say why")
+
+    # Another client queues an entry: the field keeps its focus and what was typed.
+    queued = httpx.post(
+        f"{served.base}/api/sessions/{session_id}/messages",
+        json={"text": "from elsewhere", "deliver_as": "follow_up"},
+        headers={"Authorization": f"Bearer {served.token}"},
+    )
+    assert queued.status_code == 202, queued.text
+    expect(page.locator("#queue-list .q-entry")).to_have_count(2)
+    expect(editor).to_be_focused()
+    expect(editor).to_have_value("keep the API, and say why")
+
+    # The model takes the entry before the edit is saved: the row says so, the edit stays.
+    first.open()
+    wait_gate(second)
+    expect(row).to_contain_text("sent — Enter queues your edit as a new entry")
+    expect(editor).to_have_value("keep the API, and say why")
+    assert user_texts(server.requests[1])[-1] == "keep the API"
+    editor.press("Enter")
+    expect(page.locator("#queue-list .q-text")).to_have_text(
+        ["from elsewhere", "keep the API, and say why"]
+    )
+    expect(page.locator("#queue-list .q-badge").nth(1)).to_have_text("steer")
+    second.open()
+    expect(page.locator("#state")).to_have_text("settled · completed")
+    assert user_texts(server.requests[2])[-1] == "keep the API, and say why"
+    assert user_texts(server.requests[3])[-1] == "from elsewhere"
+
+
 def drag(page: Page, grip: Any, onto: Any, *, above: bool) -> None:
     start = grip.bounding_box()
     target = onto.bounding_box()

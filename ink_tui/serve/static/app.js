@@ -712,10 +712,24 @@
       markSent(editing);
       rows.push(editing.li);
     }
-    ui.queueList.replaceChildren(...rows);
+    placeRows(rows, editing ? editing.li : null);
     ui.queueCount.textContent = String(entries.length);
     ui.queuePaused.hidden = !paused;
     ui.queue.hidden = rows.length === 0;
+  }
+
+  // The row being edited is never taken out of the list: moving a focused field blurs
+  // it, and a blur saves the edit. The other rows are put around it.
+  function placeRows(rows, keep) {
+    const list = ui.queueList;
+    if (!keep || !keep.isConnected || keep.parentNode !== list) {
+      list.replaceChildren(...rows);
+      return;
+    }
+    for (const child of [...list.children]) if (child !== keep) child.remove();
+    const at = rows.indexOf(keep);
+    for (const row of rows.slice(0, at)) list.insertBefore(row, keep);
+    for (const row of rows.slice(at + 1)) list.append(row);
   }
 
   function setBadge(badge, entry) {
