@@ -10,7 +10,8 @@ What it promises at the command line:
   Warnings and logs go to stderr.
 - The same model flags and config as `ink`; a configured model that cannot be used is
   refused at start (exit 2), never replaced by the demo.
-- Ctrl+C / SIGTERM: every run is aborted and settled, every session file closed.
+- Ctrl+C / SIGTERM: every run is aborted and settled, every session file closed (and
+  its lock released); then exit 130 (Ctrl+C) or death by SIGTERM, as uvicorn does.
 """
 
 from __future__ import annotations
@@ -106,9 +107,13 @@ def main(argv: Sequence[str]) -> int:
         print(f"ink serve: cannot listen on {args.host}:{args.port}: {error}", file=sys.stderr)
         return EXIT_USAGE
     secrets = [*configured_keys(config), args.api_key]
-    return asyncio.run(
-        serve(sock, workspace, flags, secrets, show_arguments=args.show_tool_arguments)
-    )
+    try:
+        return asyncio.run(
+            serve(sock, workspace, flags, secrets, show_arguments=args.show_tool_arguments)
+        )
+    except KeyboardInterrupt:
+        # uvicorn shut down cleanly (sessions closed), then re-raised the signal.
+        return 130
 
 
 def configured_keys(config: Any) -> list[str]:
