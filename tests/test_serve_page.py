@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.scripted_server import Gate, ScriptedServer, text_reply, tool_reply
+from tests.scripted_server import Gate, ScriptedServer, error_reply, text_reply, tool_reply
 from tests.serve_page_helpers import Relay, Served, chromium, ink_serve, skip_reason
 
 _WHY_NOT = skip_reason()
@@ -170,6 +170,54 @@ def test_server_text_is_never_markup(page: Page, served: Served, server: Scripte
     expect(transcript.locator("p code")).to_have_text("<b>code</b>")
     expect(transcript.locator("pre code")).to_have_text("<script>window.__pwned=4</script>")
     assert page.evaluate("window.__pwned") is None
+
+
+_FUZZ_MARKDOWN = r"""
+(() => {
+  const allowedTags = new Set(["P", "BR", "STRONG", "EM", "DEL", "CODE", "PRE", "SPAN", "A",
+    "H1", "H2", "H3", "H4", "H5", "H6", "UL", "OL", "LI", "BLOCKQUOTE", "HR", "TABLE",
+    "THEAD", "TBODY", "TR", "TH", "TD", "DIV"]);
+  const allowedAttrs = new Set(["href", "target", "rel", "class", "start"]);
+  const pieces = ["<", ">", "&", '"', "'", "`", "```", "*", "**", "_", "~~", "[", "]", "(",
+    ")", "|", "-", "# ", "> ", "1. ", "\n", "\n\n", " ", "a", "javascript:", "https://x.y/",
+    "<img src=x onerror=alert(1)>", "<script>", "&lt;", "\ue000", "\ue001", "0", "   "];
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  const problems = [];
+  for (let n = 0; n < 3000 && problems.length < 5; n++) {
+    let text = "";
+    const length = 1 + Math.floor(next() * 40);
+    for (let i = 0; i < length; i++) text += pieces[Math.floor(next() * pieces.length)];
+    const html = window.InkMarkdown.render(text);
+    const doc = new DOMParser().parseFromString(`<body>${html}</body>`, "text/html");
+    for (const el of doc.body.querySelectorAll("*")) {
+      if (!allowedTags.has(el.tagName)) problems.push([text, el.tagName]);
+      for (const attr of el.attributes) {
+        if (!allowedAttrs.has(attr.name)) problems.push([text, attr.name]);
+      }
+      if (el.tagName === "A" && !/^(https?:|mailto:)/i.test(el.getAttribute("href") || "")) {
+        problems.push([text, el.getAttribute("href")]);
+      }
+      if (el.tagName === "A" && !/noopener/.test(el.getAttribute("rel") || "")) {
+        problems.push([text, "rel"]);
+      }
+    }
+    // Every character typed is still there to read (nothing swallowed as markup).
+    const letters = (s) => s.replace(/[^a-z]/g, ""); // list numbers become markers
+    if (!letters(doc.body.textContent).includes(letters(text.replace(/[\ue000\ue001]/g, "")))) {
+      problems.push([text, "text lost"]);
+    }
+  }
+  return problems;
+})()
+"""
+
+
+def test_the_markdown_renderer_only_makes_its_own_tags_whatever_the_text(
+    page: Page, served: Served
+) -> None:
+    page.goto(served.url)
+    assert page.evaluate(_FUZZ_MARKDOWN) == []
 
 
 # -- steering and the queue ------------------------------------------------------------
@@ -348,6 +396,28 @@ def test_stop_aborts_and_puts_the_queue_back_above_the_draft(
     expect(page.get_by_role("button", name="■ Stop")).to_be_disabled()
     assert server.disconnected.wait(5), "the model request was not closed"
     assert len(server.requests) == 1  # nothing queued was sent
+
+
+def test_a_failed_run_shows_its_cause_and_puts_the_queue_back_above_the_draft(
+    page: Page, served: Served, server: ScriptedServer
+) -> None:
+    gate = Gate()
+    server.push(
+        tool_reply([("read", {"path": "README.md"})], gate=gate),
+        error_reply(400, "context too long"),
+    )
+    start_session(page, served.url)
+    type_and(page, "summarise everything")
+    wait_gate(gate)
+    type_and(page, "then write it down", "Alt+Enter")
+    expect(page.locator("#queue-list .q-entry")).to_have_count(1)
+    page.locator("#input").fill("my draft")
+    gate.open()
+
+    expect(page.locator("#state")).to_have_text("settled · failed")
+    expect(page.locator(".notice.level-error")).to_contain_text("context too long")
+    expect(page.locator("#input")).to_have_value("then write it down\n\nmy draft")
+    expect(page.locator("#queue")).to_be_hidden()
 
 
 # -- reconnecting ----------------------------------------------------------------------

@@ -46,7 +46,8 @@
       );
     });
     // Bare URLs become links too.
-    s = s.replace(/(^|[\s(])(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g, (_, before, url) =>
+    // (A placeholder never ends up inside a URL.)
+    s = s.replace(/(^|[\s(])(https?:\/\/[^\s<>()\uE000\uE001]+[^\s<>().,;:!?'"\uE000\uE001])/g, (_, before, url) =>
       before + hold(`<a href="${url}" target="_blank" rel="noopener noreferrer">${url}</a>`),
     );
     s = emphasis(s);
@@ -62,7 +63,9 @@
       .replace(/~~(?=\S)([\s\S]*?\S)~~/g, "<del>$1</del>");
   }
 
-  const FENCE = /^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)/;
+  // A fence and its info string; a backtick fence's info holds no backtick (CommonMark),
+  // so "```x `y`" is text, not a fence.
+  const FENCE = /^ {0,3}(?:(`{3,})([^`]*)|(~{3,})(.*))$/;
   const HEADING = /^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$/;
   const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(.*)$/;
   const RULE = /^ {0,3}([-*_])(\s*\1){2,}\s*$/;
@@ -84,17 +87,20 @@
       const line = lines[i];
       const fence = FENCE.exec(line);
       if (fence) {
-        const marker = fence[1];
-        const lang = fence[2];
+        const marker = fence[1] || fence[3];
+        const info = (fence[2] ?? fence[4] ?? "").trim();
+        const lang = info.split(/\s+/)[0].replace(/[^\w+#.-]/g, "");
         const body = [];
         i += 1;
-        while (i < lines.length && !lines[i].trim().startsWith(marker)) {
+        // Only a bare fence of the same kind, at least as long, closes it.
+        const closing = new RegExp(`^ {0,3}${marker[0]}{${marker.length},}\\s*$`);
+        while (i < lines.length && !closing.test(lines[i])) {
           body.push(lines[i]);
           i += 1;
         }
         i += 1; // the closing fence (or past the end while it streams)
         const cls = lang ? ` class="lang-${escapeHtml(lang)}"` : "";
-        const label = lang ? `<span class="code-lang">${escapeHtml(lang)}</span>` : "";
+        const label = info ? `<span class="code-lang">${escapeHtml(info)}</span>` : "";
         out.push(`<pre class="code">${label}<code${cls}>${escapeHtml(body.join("\n"))}</code></pre>`);
         continue;
       }
