@@ -22,7 +22,7 @@ it belongs to (None between runs). The names follow the seed (pi's runtime event
 | server_waiting                 | same (the server has been silent N s; `over` when bytes flow) |
 | jobs_update                    | same (processes commands left running) |
 | error                          | the "run failed" notice        |
-| extension_error                | the notice a failed extension handler leaves (kind "extension_error"), then that notice |
+| extension_error                | a failed extension handler (its notice follows) |
 | notice                         | every other notice             |
 
 "Done" is `agent_settled`: the queue has been flushed or restored and the session is
