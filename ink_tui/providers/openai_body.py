@@ -16,14 +16,16 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
+from typing import Protocol
 
 import httpx
 
+from ink_tui.core.messages import AssistantMessage
 from ink_tui.core.provider_api import ProviderError, Waiting
 from ink_tui.providers.body import BodyReader
 from ink_tui.providers.openai_errors import looks_like_html, shorten
-from ink_tui.providers.openai_reply import ReplyBuilder, ShownChunk
-from ink_tui.providers.reply_end import CUT, HEAD_LIMIT, judge_end
+from ink_tui.providers.openai_reply import ShownChunk
+from ink_tui.providers.reply_end import CUT, HEAD_LIMIT, ReplyState, judge_end
 from ink_tui.providers.retry import (
     TransientFailure,
     describe_transport_error,
@@ -34,15 +36,24 @@ from ink_tui.providers.stream_watch import StreamWatch
 
 Shown = AsyncGenerator[ShownChunk | Waiting, None]
 
+
+class Reply(ReplyState, Protocol):
+    """A reply being assembled: `ReplyBuilder`, or another wire format's (anthropic_reply)."""
+
+    def feed(self, data: str, event: str = "message") -> None: ...
+
+    def take(self) -> list[ShownChunk]: ...
+
+    def finish(self) -> AssistantMessage: ...
+
+
 WHOLE_BODY_LIMIT = 64 * 1024 * 1024  # a non-streamed completion is read whole; not more
 # After `[DONE]` we read on to the end of the body so the connection can be reused, but
 # not for long: a server that keeps the stream open must not stall the reply.
 DRAIN_SECONDS = 1.0
 
 
-async def read_events(
-    stream: BodyReader, watch: StreamWatch, reply: ReplyBuilder, shown: str
-) -> Shown:
+async def read_events(stream: BodyReader, watch: StreamWatch, reply: Reply, shown: str) -> Shown:
     """An event stream: shown as it arrives, then judged whole or not."""
     parser = SSEParser()
     head = bytearray()
@@ -79,9 +90,7 @@ async def read_events(
         await _drain(stream)
 
 
-async def read_whole(
-    stream: BodyReader, watch: StreamWatch, reply: ReplyBuilder, shown: str
-) -> Shown:
+async def read_whole(stream: BodyReader, watch: StreamWatch, reply: Reply, shown: str) -> Shown:
     """A completion sent as one JSON body (`stream: true` ignored)."""
     parts: list[bytes] = []
     size = 0
@@ -114,9 +123,7 @@ async def read_whole(
         raise problem
 
 
-async def read_page(
-    stream: BodyReader, watch: StreamWatch, reply: ReplyBuilder, shown: str
-) -> Shown:
+async def read_page(stream: BodyReader, watch: StreamWatch, reply: Reply, shown: str) -> Shown:
     """An HTML page where a stream was expected: read its start, say what it is."""
     head = bytearray()
     cause: str | None = None
@@ -164,7 +171,7 @@ def _cause(exc: httpx.HTTPError, shown: str) -> str:
     return describe_transport_error(exc)
 
 
-def _feed(events: list[SSEEvent], reply: ReplyBuilder) -> tuple[bool, Exception | None]:
+def _feed(events: list[SSEEvent], reply: Reply) -> tuple[bool, Exception | None]:
     """Feed one read's events; whether `[DONE]` came, and the error one of them raised.
 
     The error is handed back rather than raised so that what came before it in the same

@@ -8,7 +8,9 @@ like.
 This module holds the provider itself: model discovery, and the streaming request with
 its retries. The request body is built in `openai_request`, the body of the reply is read
 in `openai_body` and assembled in `openai_reply`, whether it was a whole reply is judged
-in `reply_end`, and the server's error text is extracted in `openai_errors`. A body that
+in `reply_end`, and the server's error text is extracted in `openai_errors`. Another wire
+format (`anthropic`) reuses all of it and replaces the few methods under "what another
+wire format replaces". A body that
 ends without a finish reason (or `[DONE]` after real chunks), an empty body, an HTML page
 or JSON that is not a chunk is a failure that says what came, never an answer. Retries
 happen only while nothing has been shown, and never after a `Retry-After` longer than
@@ -47,7 +49,7 @@ from ink_tui.core.provider_api import (
     Waiting,
 )
 from ink_tui.providers.body import BodyReader
-from ink_tui.providers.openai_body import read_events, read_page, read_whole
+from ink_tui.providers.openai_body import Reply, read_events, read_page, read_whole
 from ink_tui.providers.openai_errors import REASON_LIMIT, server_message, shorten
 from ink_tui.providers.openai_reply import ReplyBuilder, ShownChunk
 from ink_tui.providers.openai_request import build_body
@@ -149,13 +151,13 @@ class OpenAICompatProvider:
         self, request: ModelRequest, signal: AbortSignal
     ) -> AsyncIterator[StreamEvent]:
         model = await self.resolve_model(signal)
-        url = f"{self.base_url}/chat/completions"
-        body = build_body(model, request)
+        url = self._endpoint()
+        body = self._body(model, request)
         policy = self._policy
         attempt = 0
         while True:
             attempt += 1
-            reply = ReplyBuilder(model, self._shown(url), self._redact)
+            reply = self._reply(model, self._shown(url))
             shown_text = False
             failure: TransientFailure | None = None
             try:
@@ -199,8 +201,30 @@ class OpenAICompatProvider:
             yield ReplyDone(reply.finish())
             return
 
+    # -- what another wire format (anthropic.py) replaces ---------------------------------
+
+    def _endpoint(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def _body(self, model: str, request: ModelRequest) -> dict[str, Any]:
+        return build_body(model, request)
+
+    def _reply(self, model: str, shown: str) -> Reply:
+        """A fresh assembler of one reply (`ReplyBuilder` here); `finish()` ends it."""
+        return ReplyBuilder(model, shown, self._redact)
+
+    def _read_body(
+        self, stream: BodyReader, watch: StreamWatch, reply: Reply, shown: str, content_type: str
+    ) -> AsyncGenerator[ShownChunk | Waiting, None]:
+        if content_type.startswith("application/json"):
+            # The server ignored `stream: true` and sent the whole completion at once.
+            return read_whole(stream, watch, reply, shown)
+        if content_type.startswith("text/html"):
+            return read_page(stream, watch, reply, shown)
+        return read_events(stream, watch, reply, shown)
+
     async def _attempt(
-        self, url: str, body: dict[str, Any], reply: ReplyBuilder, signal: AbortSignal
+        self, url: str, body: dict[str, Any], reply: Reply, signal: AbortSignal
     ) -> AsyncGenerator[ShownChunk | Waiting, None]:
         shown = self._shown(url)
         watch = StreamWatch(self._timeouts, shown)
@@ -233,13 +257,7 @@ class OpenAICompatProvider:
                 await self._raise_for_status(response, shown, signal)
             content_type = response.headers.get("content-type", "").lower()
             async with BodyReader(response, signal) as stream:
-                if content_type.startswith("application/json"):
-                    # The server ignored `stream: true` and sent the whole completion at once.
-                    events = read_whole(stream, watch, reply, shown)
-                elif content_type.startswith("text/html"):
-                    events = read_page(stream, watch, reply, shown)
-                else:
-                    events = read_events(stream, watch, reply, shown)
+                events = self._read_body(stream, watch, reply, shown, content_type)
                 async with aclosing(events):
                     async for event in events:
                         yield event

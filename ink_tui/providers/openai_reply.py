@@ -56,6 +56,10 @@ class _PartialCall:
 class ReplyBuilder:
     """Assembles one reply from parsed stream chunks (or one non-streamed completion)."""
 
+    # For `reply_end.judge_end`'s messages.
+    chunk_name = "chat completion chunk"
+    end_name = "a finish reason or [DONE]"
+
     def __init__(
         self,
         model: str,

@@ -14,10 +14,10 @@ another attempt cannot fix (a login page, a wrong endpoint) is a `ProviderError`
 from __future__ import annotations
 
 import json
+from typing import Protocol
 
 from ink_tui.core.provider_api import ProviderError
 from ink_tui.providers.openai_errors import describe_html, error_text, looks_like_html, shorten
-from ink_tui.providers.openai_reply import ReplyBuilder
 from ink_tui.providers.retry import TransientFailure
 
 # The start of a body kept to say what it was when it turned out not to be a stream.
@@ -25,8 +25,26 @@ HEAD_LIMIT = 64 * 1024
 CUT = "the stream ended before the model finished"
 
 
+class ReplyState(Protocol):
+    """What `judge_end` asks of the reply being assembled, whatever the wire format."""
+
+    # In messages: what one piece of a reply is called, and what ends a whole one.
+    chunk_name: str  # "chat completion chunk"
+    end_name: str  # "a finish reason or [DONE]"
+    # Events with data, those that were pieces of a reply, and the first that was not.
+    events: int
+    chunks: int
+    stray: str | None
+    stray_message: str
+
+    @property
+    def finished(self) -> bool: ...
+
+    def redact(self, text: str) -> str: ...
+
+
 def judge_end(
-    reply: ReplyBuilder, *, source: str, head: bytes, done: bool, cause: str | None
+    reply: ReplyState, *, source: str, head: bytes, done: bool, cause: str | None
 ) -> Exception | None:
     """None when the reply is whole, else the error to raise.
 
@@ -38,12 +56,12 @@ def judge_end(
     if reply.chunks:
         if done and cause is None:
             return None
-        why = cause or "the server closed the stream without a finish reason or [DONE]"
+        why = cause or f"the server closed the stream without {reply.end_name}"
         return TransientFailure(shorten(f"{CUT}: {why}", 120), f"{CUT}: {why} ({source})")
     if reply.stray is not None:
         said = f"; it says: {reply.stray_message}" if reply.stray_message else ""
         return ProviderError(
-            "the server answered with a JSON object that is not a chat completion chunk: "
+            f"the server answered with a JSON object that is not a {reply.chunk_name}: "
             f"{reply.stray}{said} ({source}); check the base URL"
         )
     # Some servers echo the key they rejected; what they sent is quoted with it masked.
@@ -63,7 +81,7 @@ def judge_end(
             "check the base URL (a proxy or a login page may be in the way)"
         )
     if text.startswith("{"):
-        said = _json_said(text)
+        said = _json_said(text, reply.chunk_name)
         if said is not None:
             return ProviderError(f"the server answered 200 with {said} ({source})")
     if done:
@@ -76,11 +94,11 @@ def judge_end(
             f"the server answered with something that is not an event stream: "
             f"{shorten(text, 200)!r} ({source}); check the base URL"
         )
-    why = cause or "no chat completion chunk arrived"
+    why = cause or f"no {reply.chunk_name} arrived"
     return TransientFailure(shorten(f"{CUT}: {why}", 120), f"{CUT}: {why} ({source})")
 
 
-def _json_said(text: str) -> str | None:
+def _json_said(text: str, chunk_name: str) -> str | None:
     """A bare JSON object where events were expected, in words; None if it is not one."""
     try:
         obj = json.loads(text)
@@ -91,4 +109,4 @@ def _json_said(text: str) -> str | None:
     message = error_text(obj)
     if message:
         return f"an error instead of a reply stream: {shorten(message, 300)}"
-    return f"a JSON object that is not a chat completion chunk: {shorten(text, 200)}"
+    return f"a JSON object that is not a {chunk_name}: {shorten(text, 200)}"
