@@ -62,6 +62,20 @@ class ToolCall:
     arguments_error: str | None = None
 
 
+@dataclass(slots=True)
+class ThinkingBlock:
+    """One block of reasoning as the provider signed it, kept to be sent back as it came.
+
+    Anthropic checks the signature of the thinking it is sent back (it must be, after a
+    tool call while extended thinking is on). A `redacted` block holds the provider's
+    encrypted data in `text`, which is never shown.
+    """
+
+    text: str
+    signature: str = ""
+    redacted: bool = False
+
+
 # "aborted": the reply was cut short by an interrupt; only its text so far is kept.
 StopReason = Literal["stop", "tool_calls", "length", "content_filter", "aborted", "unknown"]
 
@@ -76,6 +90,9 @@ class AssistantMessage:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     role: Literal["assistant"] = "assistant"
+    # The provider's own blocks behind `thinking`, for replaying them (Anthropic); empty
+    # for providers whose reasoning is not sent back.
+    thinking_blocks: list[ThinkingBlock] = field(default_factory=list)
 
 
 @dataclass(slots=True)

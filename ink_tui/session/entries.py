@@ -15,6 +15,7 @@ from typing import Any, cast, get_args
 from ink_tui.core.messages import (
     AssistantMessage,
     StopReason,
+    ThinkingBlock,
     ToolCall,
     ToolResultMessage,
     Usage,
@@ -136,7 +137,7 @@ def encode_entry(entry: Entry) -> dict[str, Any]:
 
 def _encode_assistant(message: AssistantMessage) -> dict[str, Any]:
     usage = message.usage
-    return {
+    encoded: dict[str, Any] = {
         "type": "assistant",
         "text": message.text,
         "thinking": message.thinking,
@@ -159,6 +160,13 @@ def _encode_assistant(message: AssistantMessage) -> dict[str, Any]:
         },
         "model": message.model,
     }
+    if message.thinking_blocks:
+        # Only where a provider signs its thinking (Anthropic): `ink -c` sends it back.
+        encoded["thinking_blocks"] = [
+            {"text": block.text, "signature": block.signature, "redacted": block.redacted}
+            for block in message.thinking_blocks
+        ]
+    return encoded
 
 
 # -- decoding ---------------------------------------------------------------------------
@@ -249,6 +257,19 @@ def _decode_assistant(fields: _Fields) -> AssistantMessage:
             cached_tokens=usage.optional("cached_tokens", int, 0),
         ),
         model=fields.optional("model", str, ""),
+        thinking_blocks=[
+            _decode_thinking_block(raw, index)
+            for index, raw in enumerate(fields.optional("thinking_blocks", list, []))
+        ],
+    )
+
+
+def _decode_thinking_block(raw: Any, index: int) -> ThinkingBlock:
+    fields = _Fields(raw, f"thinking block {index + 1}")
+    return ThinkingBlock(
+        text=fields.get("text", str),
+        signature=fields.optional("signature", str, ""),
+        redacted=fields.optional("redacted", bool, False),
     )
 
 
