@@ -6,6 +6,7 @@ and the first frame of the app do not pay for HTTP, tools or sessions.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,6 +30,13 @@ def make_provider(config: ModelConfig, workspace: Path) -> Provider:
     return OpenAICompatProvider(
         config.base_url, config.model, config.api_key, timeouts=config.timeouts
     )
+
+
+def _save_rule(workspace: Path, rule: str) -> None:
+    from ink_tui.session.approval_file import add_allow_rule
+    from ink_tui.session.config_files import workspace_config_path
+
+    add_allow_rule(workspace_config_path(workspace), rule)
 
 
 def assemble_controller(
@@ -68,6 +76,8 @@ def assemble_controller(
         bus=bus,
         history=history,
     )
+    # "Always" answers become rules in the workspace's config file.
+    controller.approvals.save_rule = partial(_save_rule, workspace)
     # Cut outputs' files: atexit removes them, but not on the way out through os._exit.
     controller.exit_hooks.append(prune_outputs)
     controller.exit_hooks.append(exit_hook)

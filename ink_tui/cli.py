@@ -53,6 +53,15 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="default: one-at-a-time",
     )
+    parser.add_argument(
+        "--approval",
+        choices=["ask", "edits", "auto"],
+        default=None,
+        help=(
+            "ask before bash/write/edit (ask, the default), only before bash and outside "
+            "the workspace (edits), or never (auto); print mode refuses what would ask"
+        ),
+    )
     sessions = parser.add_argument_group("sessions")
     sessions.add_argument(
         "-c",
@@ -100,6 +109,7 @@ _SESSION_FLAGS = (
     "max_iterations",
     "steering_mode",
     "follow_up_mode",
+    "approval",
 )
 
 

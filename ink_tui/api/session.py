@@ -239,7 +239,24 @@ class AgentSession:
             "message_count": len(self.controller.history),
             "queue": [asdict(e) for e in self.queue],
             "queue_paused": self.controller.queue_paused,
+            "approval": self.controller.approvals.policy,
+            "approvals_open": [r.request_id for r in self.controller.approvals.pending],
         }
+
+    # -- approvals -----------------------------------------------------------------------
+
+    def answer_approval(self, request_id: str, decision: str, reason: str | None = None) -> None:
+        """Answer an `approval_request` event: "allow" (once), "session" (this tool, or
+        this command prefix, for the rest of the session), "always" (saved as a rule in
+        the workspace's .ink/config.toml) or "deny" (`reason` goes to the model). Raises
+        `ValueError` when the question is not open (answered already, closed by an
+        abort, unknown) or the decision is not one of these; an answer counts once."""
+        self._check_open()
+        self.controller.approvals.answer(request_id, decision, reason)
+
+    def set_approval(self, policy: str) -> None:
+        """The approval policy, "ask", "edits" or "auto", from the next call on (not saved)."""
+        self.controller.approvals.set_policy(policy)
 
     def set_steering_mode(self, mode: TakeMode) -> None:
         """How many steers one model call takes: "all" or "one-at-a-time" (from the next

@@ -72,10 +72,15 @@ def open_parts(
     if loaded is not None:
         warnings.extend(loaded.warnings)
 
+    settings = config.run_settings()
+    if not config.source("approval.policy").startswith("flag"):
+        # A program answers questions only if it says so (`approval="ask"`, `--approval`):
+        # the config file's policy is the person's, for the TUI and print mode.
+        settings.approval = "auto"
     controller = assemble_controller(
         config.model_config(),
         workspace,
-        settings=config.run_settings(),
+        settings=settings,
         history=list(loaded.history) if loaded is not None else None,
         user_config_dir=config.user_config_dir,
     )

@@ -18,7 +18,9 @@ the current run and the conversation history, and publishes everything on the bu
   else it is only recorded in the history for the next model call to see. Restoring the
   queue to the editor hands back the user's entries only: an extension's words must not
   become the user's by being sent from the editor.
-- `before_tool`: checks run before each model-requested call (see `core/scheduler.py`).
+- `before_tool`: checks run before each model-requested call (see `core/scheduler.py`);
+  `approvals` is the last of them, so a call an extension blocks is never asked about.
+  `answer_approval(request_id, decision)` answers an open question, once.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from ink_tui.control.approvals import AnswerError, Approvals
 from ink_tui.control.bus import EventBus
 from ink_tui.control.input_queue import (
     InputQueue,
@@ -108,6 +111,13 @@ class RunController:
         self.before_tool: list[BeforeTool] = []
         # Injected messages waiting for the next run's prompt (deliver_as="next_turn").
         self.next_turn: list[UserMessage] = []
+        # The user's yes or no before bash, write and edit (policy and rules in settings).
+        self.approvals = Approvals(
+            workspace,
+            self._emit,
+            policy=self.settings.approval,
+            rules=self.settings.approval_allow,
+        )
         self._abort: AbortController | None = None
         self._run_id: str | None = None
         self._runs = 0
@@ -157,6 +167,17 @@ class RunController:
             UserMessageEvent(text=text, kind=deliver_as, source=source, custom_type=custom_type)
         )
         return None
+
+    def answer_approval(self, request_id: str, decision: str, reason: str | None = None) -> bool:
+        """Answer an open approval question ("allow", "session", "always", "deny" with an
+        optional reason the model reads). An answer arrives once: a second one, or one
+        for a question an interrupt closed, is ignored with a notice; False then."""
+        try:
+            self.approvals.answer(request_id, decision, reason)
+        except AnswerError as error:
+            self._emit(Notice(text=f"{str(error)[:1].upper()}{str(error)[1:]}.", kind="approval"))
+            return False
+        return True
 
     def resume_queue(self) -> bool:
         """Run what an interrupt left queued (interrupt_queue = "keep"); False if nothing."""
@@ -299,7 +320,7 @@ class RunController:
             signal=abort.signal,
             limits=self.settings.limits,
             # The user's own `!` lines are not checked: only what the model asks for.
-            before_tool=tuple(self.before_tool) if checked else (),
+            before_tool=(*self.before_tool, self.approvals.check) if checked else (),
         )
 
     async def _run_agent(self, prompt: str | UserMessage) -> Outcome:

@@ -21,6 +21,7 @@ it belongs to (None between runs). The names follow the seed (pi's runtime event
 | input_restored                 | same                           |
 | server_waiting                 | same (the server has been silent N s; `over` when bytes flow) |
 | jobs_update                    | same (processes commands left running) |
+| approval_request / _resolved   | same (a call waits for the user's yes; the answer) |
 | error                          | the "run failed" notice        |
 | extension_error                | a failed extension handler (its notice follows) |
 | notice                         | every other notice             |
@@ -42,6 +43,8 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from ink_tui.core.events import (
+    ApprovalRequest,
+    ApprovalResolved,
     Event,
     InputRestored,
     JobsUpdate,
@@ -98,6 +101,8 @@ PUBLIC_EVENT_TYPES = (
     "input_restored",
     "server_waiting",
     "jobs_update",
+    "approval_request",
+    "approval_resolved",
     "error",
     "extension_error",
     "notice",
@@ -301,6 +306,31 @@ class PublicProjection:
                 )
             case JobsUpdate():
                 emit("jobs_update", jobs=[asdict(job) for job in event.jobs])
+            case ApprovalRequest():
+                emit(
+                    "approval_request",
+                    request_id=event.request_id,
+                    call_id=event.call.id,
+                    tool_name=event.call.name,
+                    arguments=self._redact_call(event.call),
+                    why=event.why,
+                    rule=event.rule,
+                    path=event.path,
+                    preview=text(event.preview),
+                    preview_note=text(event.preview_note),
+                    decisions=["allow", "session", "always", "deny"]
+                    if event.rule is not None
+                    else ["allow", "deny"],
+                )
+            case ApprovalResolved():
+                emit(
+                    "approval_resolved",
+                    request_id=event.request_id,
+                    call_id=event.call_id,
+                    decision=event.decision,
+                    reason=text(event.reason) if event.reason else None,
+                    by=event.by,
+                )
             case Notice(kind="retry"):
                 data = event.data
                 reason = text(str(data.get("reason", "")))

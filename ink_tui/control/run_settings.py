@@ -25,3 +25,8 @@ class RunSettings:
     # `api_key_env`), and key variables they get all the same: see tools/shell_env.py.
     hide_env: tuple[str, ...] = ()
     pass_env: tuple[str, ...] = ()
+    # Approvals (control/approvals.py): "auto" here, so a program that never answers
+    # questions is never stuck; the config's "ask" is applied by the TUI and print mode.
+    approval: str = "auto"
+    # Rules that allow without asking ("bash:pytest", "edit"), from every config file.
+    approval_allow: tuple[str, ...] = ()

@@ -117,6 +117,44 @@ class ToolEnd(Event):
     message: ToolResultMessage
 
 
+ApprovalDecision = Literal["allow", "session", "always", "deny"]
+
+
+@dataclass(slots=True, kw_only=True)
+class ApprovalRequest(Event):
+    """A call waits for the user's yes or no (see control/approvals.py).
+
+    Questions come one at a time, in call order; each ends with one `ApprovalResolved`.
+    `rule` is what "allow for this session" and "always" would allow ("bash:pytest",
+    "edit"), None when only "allow once" is offered (a command with shell syntax)."""
+
+    type: ClassVar[str] = "approval_request"
+    request_id: str
+    call: ToolCall
+    # Why it asks: "approval policy 'ask'", "outside the workspace", ...
+    why: str
+    rule: str | None = None
+    rule_label: str = ""
+    # write/edit: the path as shown to the model, and a unified diff of the change ("" if
+    # it cannot be computed; `preview_note` then says why).
+    path: str | None = None
+    preview: str = ""
+    preview_note: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
+class ApprovalResolved(Event):
+    """The answer to an `ApprovalRequest`: by the user (or a program), or "deny" by an
+    interrupt (`by="interrupt"`)."""
+
+    type: ClassVar[str] = "approval_resolved"
+    request_id: str
+    call_id: str
+    decision: ApprovalDecision
+    reason: str | None = None
+    by: Literal["user", "interrupt"] = "user"
+
+
 @dataclass(slots=True, kw_only=True)
 class QueueEntryView:
     id: int

@@ -110,6 +110,9 @@ async def _run(
         user_config_dir=user_config_dir,
         history=list(loaded.history) if loaded is not None else None,
     )
+    # Nobody can answer a question here: a call that would ask is refused (the model is
+    # told why; its summary line on stderr says so), unless the policy or a rule allows it.
+    controller.approvals.can_ask = False
 
     def start_extensions(ready: RunController) -> None:
         # Print mode never asks: project extensions load only when trusted (or flagged).

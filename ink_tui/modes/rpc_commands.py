@@ -139,6 +139,18 @@ async def bash(host: SessionHost, command: dict[str, Any]) -> Any:
     }
 
 
+async def approve(host: SessionHost, command: dict[str, Any]) -> Any:
+    request_id = _text(command, "request_id")
+    decision = _mode(command, "decision", ("allow", "session", "always", "deny"))
+    host.session.answer_approval(request_id, decision, _optional_text(command, "reason"))
+    return {"request_id": request_id, "decision": decision}
+
+
+async def set_approval(host: SessionHost, command: dict[str, Any]) -> Any:
+    host.session.set_approval(_mode(command, "policy", ("ask", "edits", "auto")))
+    return None
+
+
 # -- state and queue ---------------------------------------------------------------------
 
 
@@ -242,6 +254,8 @@ COMMANDS = (
     Command("follow_up", "queue a task for when the model would stop", follow_up),
     Command("abort", "abort the run; answers once it has settled", abort),
     Command("bash", "run a shell line without the model (a `!` line)", bash),
+    Command("approve", "answer an approval_request: allow | session | always | deny", approve),
+    Command("set_approval", "the approval policy: ask | edits | auto", set_approval),
     Command("get_state", "model, busy, modes, session id and file, queue", get_state),
     Command("get_queue", "the queued entries", get_queue),
     Command("clear_queue", "remove every queued entry; returns them", clear_queue),

@@ -195,7 +195,18 @@ class Config:
             ),
             hide_env=self.key_variables(),
             pass_env=cast(tuple[str, ...], self.value("tools.pass_env")),
+            approval=str(self.value("approval.policy")),
+            approval_allow=self.approval_rules(),
         )
+
+    def approval_rules(self) -> tuple[str, ...]:
+        """The `[approval] allow` rules of every file, added up (the user's, then the
+        workspace's), without repeats: a rule saved in one file must not hide another's."""
+        rules: dict[str, None] = {}
+        for layer in self.files:
+            for rule in cast(tuple[str, ...], layer.settings.get("approval.allow", ())):
+                rules.setdefault(rule, None)
+        return tuple(rules)
 
     def key_variables(self) -> tuple[str, ...]:
         """Every provider's `api_key_env`: bash commands run without these variables."""

@@ -174,9 +174,10 @@ class _Reader:
         for key, value in data.items():
             if key in TABLES:
                 if not isinstance(value, dict):
-                    self.problem((key,), f"'{key}' must be a table ([{key}]); ignored")
-                elif key == "tools":
-                    self.read_tools(value)
+                    example = ' policy = "ask"' if key == "approval" else ""
+                    self.problem((key,), f"'{key}' must be a table ([{key}]{example}); ignored")
+                elif key in ("tools", "approval"):
+                    self.read_tools(value, key)
                 elif key == "providers":
                     self.read_providers(value)
                 else:
@@ -188,14 +189,15 @@ class _Reader:
             else:
                 self.unknown((key,), list(TOP_LEVEL))
 
-    def read_tools(self, table: dict[str, object]) -> None:
-        known = [spec.leaf for spec in SETTINGS if spec.table == "tools"]
+    def read_tools(self, table: dict[str, object], name: str = "tools") -> None:
+        """A table of plain settings: [tools] or [approval]."""
+        known = [spec.leaf for spec in SETTINGS if spec.table == name]
         for key, value in table.items():
-            spec = SETTINGS_BY_NAME.get(f"tools.{key}")
+            spec = SETTINGS_BY_NAME.get(f"{name}.{key}")
             if spec is None:
-                self.unknown(("tools", key), known)
+                self.unknown((name, key), known)
                 continue
-            checked = self.checked(("tools", key), spec, value)
+            checked = self.checked((name, key), spec, value)
             if checked is not None:
                 self.layer.settings[spec.name] = checked
 

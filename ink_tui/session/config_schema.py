@@ -7,13 +7,16 @@ key added here is validated, layered and reported everywhere without further cod
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
+
+from ink_tui.control.approval_rules import parse_rule
 
 ValueType = Literal["string", "integer", "number", "choice", "string-list"]
 
 TAKE_MODES = ("all", "one-at-a-time")
+APPROVAL_POLICIES = ("ask", "edits", "auto")
 INTERRUPT_QUEUE_MODES = ("restore", "keep", "send")
 
 
@@ -31,6 +34,8 @@ class KeySpec:
     env: str | None = None
     # The key of the flags dict that sets it; shown to users as "--max-iterations".
     flag: str | None = None
+    # String lists: checks each item, raising ValueError with what is wrong.
+    item_check: Callable[[str], object] | None = None
 
     @property
     def table(self) -> str:
@@ -131,6 +136,23 @@ SETTINGS: tuple[KeySpec, ...] = (
         (),
         "API key variables bash commands get anyway (by default they are left out)",
     ),
+    KeySpec(
+        "approval.policy",
+        "choice",
+        "ask",
+        "ask before bash/write/edit (ask), only before bash and outside the workspace "
+        "(edits), or never (auto); programs (RPC, API) use auto unless it is set",
+        choices=APPROVAL_POLICIES,
+        env="INK_APPROVAL",
+        flag="approval",
+    ),
+    KeySpec(
+        "approval.allow",
+        "string-list",
+        (),
+        "rules that allow without asking: 'edit', 'write', 'bash:pytest' (every file's add up)",
+        item_check=parse_rule,
+    ),
 )
 SETTINGS_BY_NAME = {spec.name: spec for spec in SETTINGS}
 
@@ -159,7 +181,7 @@ MODEL_FLAGS = ("base_url", "model", "api_key")
 FLAG_NAMES = (*MODEL_FLAGS, *(spec.flag for spec in SETTINGS if spec.flag))
 
 # Top-level names a file may use: plain settings and the tables.
-TABLES = ("tools", "providers", "keys")
+TABLES = ("tools", "providers", "keys", "approval")
 TOP_LEVEL = tuple(spec.name for spec in SETTINGS if not spec.table) + TABLES
 
 
@@ -178,6 +200,9 @@ def check_value(spec: KeySpec, value: object) -> object:
     if spec.type == "string-list":
         if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
             raise ValueError(f"must be {spec.describe()}, got {_show(value)}")
+        if spec.item_check is not None:
+            for item in value:
+                spec.item_check(item)
         return tuple(value)
     if spec.type in ("string", "choice"):
         if not isinstance(value, str) or not value:
