@@ -42,7 +42,7 @@ from ink_tui.control.input_queue import (
     is_shell_line,
 )
 from ink_tui.control.run_settings import RunSettings
-from ink_tui.core.abort import AbortController
+from ink_tui.core.abort import AbortController, AbortError
 from ink_tui.core.events import (
     Event,
     InputRestored,
@@ -190,7 +190,14 @@ class RunController:
         self._start(_as_input(entry))
         return True
 
-    def _start(self, first: str | UserMessage) -> None:
+    def compact(self, instructions: str = "") -> bool:
+        """Compact the conversation now (/compact); False unless idle."""
+        if self.state != "idle":
+            return False
+        self._start(_Compact(instructions.strip()))
+        return True
+
+    def _start(self, first: str | UserMessage | _Compact) -> None:
         self._set_paused(False)
         self._set_state("running")
         self._idle.clear()
@@ -286,12 +293,14 @@ class RunController:
 
     # -- running ------------------------------------------------------------------
 
-    async def _drive(self, first: str | UserMessage) -> None:
+    async def _drive(self, first: str | UserMessage | _Compact) -> None:
         """Run `first`, then whatever is queued, until the queue is empty or a run stops."""
-        item: str | UserMessage | None = first
+        item: str | UserMessage | _Compact | None = first
         try:
             while item is not None and self.state == "running":
-                if isinstance(item, str) and is_shell_line(item):
+                if isinstance(item, _Compact):
+                    outcome = await self._run_compact(item.instructions)
+                elif isinstance(item, str) and is_shell_line(item):
                     outcome = await self._run_shell(item)
                 else:
                     outcome = await self._run_agent(item)
@@ -334,16 +343,10 @@ class RunController:
         def take(mode: QueueMode, how: TakeMode) -> list[UserMessage]:
             return [_message_of(e) for e in self.queue.take(mode, how)]
 
-        loop = AgentLoop(
-            provider=self.provider,
-            tools=self.tools,
-            system_prompt=self.system_prompt,
-            history=self.history,
-            ctx=self._ctx(abort, checked=True),
-            emit=self._emit,
-            take_steering=lambda: take("steer", steering_mode),
-            take_follow_up=lambda: take("follow_up", follow_up_mode),
-            config=self.settings.loop,
+        loop = self._loop(
+            abort,
+            lambda: take("steer", steering_mode),
+            lambda: take("follow_up", follow_up_mode),
         )
         started = time.monotonic()
         try:
@@ -352,6 +355,46 @@ class RunController:
             log.debug("run failed", exc_info=True)
             return self._settle_failure(error, started)
         return self._settle(result, started)
+
+    def _loop(
+        self,
+        abort: AbortController,
+        take_steering: Callable[[], list[UserMessage]],
+        take_follow_up: Callable[[], list[UserMessage]],
+    ) -> AgentLoop:
+        return AgentLoop(
+            provider=self.provider,
+            tools=self.tools,
+            system_prompt=self.system_prompt,
+            history=self.history,
+            ctx=self._ctx(abort, checked=True),
+            emit=self._emit,
+            take_steering=take_steering,
+            take_follow_up=take_follow_up,
+            config=self.settings.loop,
+        )
+
+    async def _run_compact(self, instructions: str) -> Outcome:
+        """/compact: summarise the older part now. It takes no queued input."""
+        abort = self._begin_run()
+        self._emit(RunStart(kind="compact", prompt=f"/compact {instructions}".strip()))
+        loop = self._loop(abort, list, list)
+        started = time.monotonic()
+        try:
+            done = await loop.compact("manual", instructions)
+        except AbortError:
+            return self._settle(LoopResult("aborted", usage=loop.usage), started)
+        except Exception as error:
+            log.debug("compaction failed", exc_info=True)
+            return self._settle_failure(error, started)
+        if not done:
+            self._emit(
+                Notice(
+                    text="Nothing to compact yet: the conversation is only its latest turn.",
+                    kind="hint",
+                )
+            )
+        return self._settle(LoopResult("completed", usage=loop.usage), started)
 
     async def _run_shell(self, line: str) -> Outcome:
         """A `!` line: run locally in the workspace shell, never sent to the model."""
@@ -483,6 +526,13 @@ class RunController:
             for e in entries
         ]
         self._emit(QueueUpdate(entries=views, paused=self.queue_paused))
+
+
+class _Compact:
+    """A /compact waiting to run (see `RunController.compact`)."""
+
+    def __init__(self, instructions: str) -> None:
+        self.instructions = instructions
 
 
 def _message_of(entry: QueueEntry) -> UserMessage:

@@ -13,7 +13,7 @@ from ink_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage,
 from ink_tui.core.tool_api import ToolResult
 
 RunStopReason = Literal["completed", "aborted", "max_iterations"]
-RunKind = Literal["agent", "shell"]
+RunKind = Literal["agent", "shell", "compact"]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -241,3 +241,57 @@ class JobsUpdate(Event):
 
     type: ClassVar[str] = "jobs_update"
     jobs: list[JobView]
+
+
+CompactionReason = Literal["threshold", "manual", "overflow"]
+
+
+@dataclass(slots=True, kw_only=True)
+class CompactionStart(Event):
+    """The older part of the conversation is being summarised to fit the context window.
+
+    `reason`: the next request would pass `compact_at` of the window ("threshold"), the
+    user asked (/compact, "manual"), or the server said the request was too long
+    ("overflow"). Tokens are estimates of the next request (see core/context_window.py).
+    """
+
+    type: ClassVar[str] = "compaction_start"
+    reason: CompactionReason
+    tokens_before: int
+    context_window: int | None = None
+
+
+@dataclass(slots=True, kw_only=True)
+class CompactionEnd(Event):
+    """Compaction finished: done (`summary` set), aborted, or failed (`error` set).
+
+    When done, the history sent to the model is the summary plus the messages from
+    `end` on, counting in the whole conversation; `first`..`end` is what this compaction
+    summarised afresh (anything before `first` was already in an earlier summary, which
+    this one includes). A failed or aborted compaction changed nothing.
+    """
+
+    type: ClassVar[str] = "compaction_end"
+    reason: CompactionReason
+    tokens_before: int
+    tokens_after: int = 0
+    summary: str = ""
+    first: int = 0
+    end: int = 0
+    aborted: bool = False
+    error: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return not self.aborted and self.error is None
+
+
+@dataclass(slots=True, kw_only=True)
+class ContextUsage(Event):
+    """How full the model's context is: the last request's tokens as the provider
+    reported them (input + output), or the estimate after a compaction."""
+
+    type: ClassVar[str] = "context_usage"
+    tokens: int
+    # None when the model's window is not known (no config, default or server value).
+    context_window: int | None = None

@@ -10,6 +10,13 @@ Where queued input enters (the run-control contract, "Where the loop takes queue
    append it, set the skip flag, loop. Else take follow-up input the same way. Else
    return `completed`.
 
+Compaction is a step of its own at the top of an iteration, after the abort check and
+the steering poll (so input just taken is part of the kept, recent messages): when the
+next request would pass `compact_at` of the model's context window, the older part of
+the history is summarised and replaced by the summary (`compact`, core/compaction.py).
+It takes no queued input. A reply refused as too long for the context compacts and is
+retried once.
+
 The skip flag keeps input just taken at step 3 from being followed at once by a second
 batch at step 1, which in `one-at-a-time` mode would send two entries in one request.
 
@@ -26,7 +33,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ink_tui.core.abort import AbortError, AbortSignal
+from ink_tui.core.compaction import CompactionFailed, keep_budget, plan_cut, summarise
+from ink_tui.core.compaction_prompt import summary_message
+from ink_tui.core.context_window import context_tokens, fixed_tokens, messages_tokens, window_of
 from ink_tui.core.events import (
+    CompactionEnd,
+    CompactionReason,
+    CompactionStart,
+    ContextUsage,
     Event,
     MessageEnd,
     Notice,
@@ -53,6 +67,7 @@ from ink_tui.core.messages import (
 from ink_tui.core.provider_api import (
     ModelRequest,
     Provider,
+    ProviderError,
     ReplyDone,
     RetryScheduled,
     TextChunk,
@@ -89,6 +104,10 @@ class AgentLoop:
     take_steering: TakeInput
     take_follow_up: TakeInput
     config: LoopConfig = field(default_factory=LoopConfig)
+    # The run's usage, which the summary requests add to as well.
+    usage: Usage = field(default_factory=Usage, init=False)
+    # Set by a compaction, cleared by the next reply: one compaction per model call.
+    _just_compacted: bool = field(default=False, init=False)
 
     @property
     def signal(self) -> AbortSignal:
@@ -96,6 +115,7 @@ class AgentLoop:
 
     async def run(self, prompt: str | UserMessage, lead: Sequence[UserMessage] = ()) -> LoopResult:
         result = LoopResult("completed")
+        self.usage = result.usage
         first = prompt if isinstance(prompt, UserMessage) else UserMessage(prompt, "prompt")
         self._append_user([*lead, first], None)
         scheduler = ToolScheduler(self.tools, self.ctx, self.emit, self.config.abort_grace_s)
@@ -105,20 +125,34 @@ class AgentLoop:
             if self.signal.aborted:
                 result.stop_reason = "aborted"
                 return result
+            # Whether this iteration polled the steers and found none.
+            polled_none = False
             if skip_steering:
                 skip_steering = False
             else:
-                self._append_user(self.take_steering(), "steer")
+                steers = self.take_steering()
+                self._append_user(steers, "steer")
+                polled_none = not steers
+            try:
+                # A steer typed while compacting still reaches the very next call (unless
+                # one just went in: `one-at-a-time` must not send two in one request).
+                if self._over_threshold() and await self.compact("threshold") and polled_none:
+                    self._append_user(self.take_steering(), "steer")
+            except AbortError:
+                result.stop_reason = "aborted"
+                return result
 
             result.turns += 1
             self.emit(TurnStart(turn=result.turns))
             try:
-                reply = await self._stream_reply()
+                reply = await self._reply_or_compact()
             except AbortError:
                 self.emit(TurnEnd(turn=result.turns))
                 result.stop_reason = "aborted"
                 return result
             result.usage.add(reply.usage)
+            self._just_compacted = False
+            self._emit_context(reply)
 
             if reply.tool_calls:
                 if reply.finish_reason == "length":
@@ -157,6 +191,103 @@ class AgentLoop:
                     break
             else:
                 return result
+
+    # -- context and compaction ---------------------------------------------------------
+
+    def _fixed_tokens(self) -> int:
+        return fixed_tokens(self.system_prompt, [spec_of(tool) for tool in self.tools])
+
+    def _over_threshold(self) -> bool:
+        window = window_of(self.provider)
+        if window is None or self._just_compacted:
+            return False
+        tokens = context_tokens(self.history, self._fixed_tokens())
+        return tokens >= self.config.compact_at * window
+
+    def _emit_context(self, reply: AssistantMessage) -> None:
+        reported = reply.usage.input_tokens + reply.usage.output_tokens
+        tokens = reported or context_tokens(self.history, self._fixed_tokens())
+        self.emit(ContextUsage(tokens=tokens, context_window=window_of(self.provider)))
+
+    async def compact(self, reason: CompactionReason, instructions: str = "") -> bool:
+        """Summarise the older part of the history and keep the summary plus the recent
+        messages. False (nothing emitted) when there is nothing older to summarise.
+
+        Raises `AbortError` on abort and `CompactionFailed` when the summary cannot be
+        made; either way the history is left exactly as it was.
+        """
+        window = window_of(self.provider)
+        plan = plan_cut(self.history, keep_budget(window))
+        if plan is None:
+            return False
+        fixed = self._fixed_tokens()
+        before = context_tokens(self.history, fixed)
+        self.emit(CompactionStart(reason=reason, tokens_before=before, context_window=window))
+        try:
+            summary, usage = await summarise(
+                self.provider,
+                self.signal,
+                self.history,
+                plan,
+                instructions=instructions,
+                window=window,
+                on_event=self._on_summary_event,
+            )
+        except AbortError:
+            self.emit(CompactionEnd(reason=reason, tokens_before=before, aborted=True))
+            raise
+        except CompactionFailed as error:
+            self.emit(CompactionEnd(reason=reason, tokens_before=before, error=str(error)))
+            raise
+        self.usage.add(usage)
+        first = plan.previous.covers if plan.previous is not None else 0
+        end = first + plan.cut - plan.start
+        kept = self.history[plan.cut :]
+        self.history[:] = [summary_message(summary, end, len(kept)), *kept]
+        after = fixed + messages_tokens(self.history)
+        self._just_compacted = True
+        self.emit(
+            CompactionEnd(
+                reason=reason,
+                tokens_before=before,
+                tokens_after=after,
+                summary=summary,
+                first=first,
+                end=end,
+            )
+        )
+        self.emit(ContextUsage(tokens=after, context_window=window))
+        return True
+
+    def _on_summary_event(self, event: object) -> None:
+        if isinstance(event, RetryScheduled):
+            self.emit(_retry_notice(event))
+        elif isinstance(event, Waiting):
+            self.emit(ServerWaiting(seconds=event.seconds, limit_s=event.limit, over=event.over))
+
+    async def _reply_or_compact(self) -> AssistantMessage:
+        """One reply; a request refused as longer than the context window compacts the
+        history and is sent once more."""
+        try:
+            return await self._stream_reply()
+        except ProviderError as error:
+            if not error.context_overflow:
+                raise
+            overflow = error
+        if not await self.compact("overflow"):
+            raise ProviderError(
+                f"{overflow} (nothing older in the conversation to compact)",
+                status=overflow.status,
+            ) from overflow
+        try:
+            return await self._stream_reply()
+        except ProviderError as error:
+            if not error.context_overflow:
+                raise
+            raise ProviderError(
+                f"the conversation is still too long for the model after compacting it: {error}",
+                status=error.status,
+            ) from error
 
     def _append_user(self, messages: Iterable[UserMessage], kind: UserKind | None) -> None:
         """Append to the history; `kind`, when given, says how they entered it."""

@@ -16,3 +16,5 @@ class LoopConfig:
     # How long a tool may take to return after an abort before it is abandoned.
     abort_grace_s: float = 10.0
     max_output_tokens: int | None = None
+    # Compact when the next request would fill this share of the model's context window.
+    compact_at: float = 0.8

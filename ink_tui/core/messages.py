@@ -104,4 +104,21 @@ class ToolResultMessage:
     role: Literal["tool"] = "tool"
 
 
+@dataclass(slots=True)
+class SummaryMessage(UserMessage):
+    """The summary that stands for the older part of a compacted conversation.
+
+    It reaches the model as a user message (so every provider sends it as one) and is
+    always the first message of the history. `covers` is how many messages of the whole
+    conversation it stands for: the history is this summary plus the messages from
+    `covers` on. It is never recorded as a user entry: the session file keeps it in a
+    compaction entry (session/entries.py).
+    """
+
+    covers: int = 0
+    # How many messages followed it when it was made: their usage counted the context
+    # before the compaction, so it says nothing about the context now.
+    kept: int = 0
+
+
 Message = UserMessage | AssistantMessage | ToolResultMessage

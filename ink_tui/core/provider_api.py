@@ -83,6 +83,20 @@ class StreamTimeouts:
     notice_every_s: float = 1.0
 
 
+# How servers say a request is longer than the model's context window: OpenAI's code,
+# vLLM / llama.cpp / LM Studio / OpenRouter wordings, Anthropic's "prompt is too long".
+_OVERFLOW_WORDS = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length exceeded",
+    "context window",
+    "prompt is too long",
+    "too many tokens",
+    "exceeds the context",
+    "exceed_context_size",
+)
+
+
 class ProviderError(Exception):
     """A model request that failed for good; `str()` is the message for the user."""
 
@@ -90,6 +104,15 @@ class ProviderError(Exception):
         super().__init__(message)
         self.status = status
         self.retryable = retryable
+
+    @property
+    def context_overflow(self) -> bool:
+        """The server refused the request as longer than the model's context window (an
+        HTTP 400 or 413 whose text says so): compacting the history and retrying helps."""
+        if self.status not in (400, 413):
+            return False
+        text = str(self).lower()
+        return any(words in text for words in _OVERFLOW_WORDS)
 
 
 class Provider(Protocol):

@@ -77,8 +77,30 @@ class ErrorEntry:
     text: str
 
 
+@dataclass(slots=True)
+class CompactionEntry:
+    """The conversation was compacted: from here on the model had `summary` in place of
+    the messages before `end` (counting the session's messages, user, assistant and tool
+    result entries, from 0). `first`..`end` is what this compaction summarised afresh;
+    what came before `first` was in an earlier summary, which this one folds in. The
+    messages themselves stay in the file."""
+
+    summary: str
+    first: int
+    end: int
+    reason: str = "threshold"
+    tokens_before: int = 0
+    tokens_after: int = 0
+
+
 Entry = (
-    UserEntry | AssistantEntry | ToolResultEntry | ModelChangeEntry | InterruptEntry | ErrorEntry
+    UserEntry
+    | AssistantEntry
+    | ToolResultEntry
+    | ModelChangeEntry
+    | InterruptEntry
+    | ErrorEntry
+    | CompactionEntry
 )
 
 _USER_KINDS: tuple[str, ...] = get_args(UserKind)
@@ -132,6 +154,16 @@ def encode_entry(entry: Entry) -> dict[str, Any]:
             return {"type": "interrupt"}
         case ErrorEntry(text=text):
             return {"type": "error", "text": text}
+        case CompactionEntry():
+            return {
+                "type": "compaction",
+                "summary": entry.summary,
+                "first": entry.first,
+                "end": entry.end,
+                "reason": entry.reason,
+                "tokens_before": entry.tokens_before,
+                "tokens_after": entry.tokens_after,
+            }
     raise TypeError(f"not a session entry: {entry!r}")
 
 
@@ -236,6 +268,8 @@ def decode_entry(obj: Any) -> Entry:
             return InterruptEntry()
         case "error":
             return ErrorEntry(fields.get("text", str))
+        case "compaction":
+            return _decode_compaction(fields)
         case "header":
             raise EntryError("a second header in the middle of the session")
     raise UnknownEntryType(f"unknown entry type {kind!r}")
@@ -270,6 +304,21 @@ def _decode_thinking_block(raw: Any, index: int) -> ThinkingBlock:
         text=fields.get("text", str),
         signature=fields.optional("signature", str, ""),
         redacted=fields.optional("redacted", bool, False),
+    )
+
+
+def _decode_compaction(fields: _Fields) -> CompactionEntry:
+    first = fields.get("first", int)
+    end = fields.get("end", int)
+    if not 0 <= first <= end:
+        raise EntryError(f"the 'compaction' entry has first={first}, end={end}: not a range")
+    return CompactionEntry(
+        summary=fields.get("summary", str),
+        first=first,
+        end=end,
+        reason=fields.optional("reason", str, "threshold"),
+        tokens_before=fields.optional("tokens_before", int, 0),
+        tokens_after=fields.optional("tokens_after", int, 0),
     )
 
 

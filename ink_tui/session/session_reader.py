@@ -17,6 +17,10 @@ What can go wrong, and what happens (the format is in `session_writer`):
 - An entry type this version does not know: skipped, with a warning.
 - Tool calls without results (killed mid-tool): error results are added to the history
   so it is valid for the next model call, with a warning.
+
+A compacted session: the history is the last compaction's summary followed by the
+messages from its `end` on (counted in the repaired list of every message, as the live
+session counted them); the entries keep everything, for the transcript.
 """
 
 from __future__ import annotations
@@ -27,9 +31,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ink_tui.core.compaction_prompt import summary_message
 from ink_tui.core.messages import Message
 from ink_tui.session.entries import (
     AssistantEntry,
+    CompactionEntry,
     Entry,
     EntryError,
     ModelChangeEntry,
@@ -154,8 +160,27 @@ def load_session(path: Path) -> LoadedSession:
             f"{added} tool {calls} no result in {path} ({why}); added error results so "
             "the conversation can continue"
         )
+    history = _compacted(entries, history)
     skipped = [error.line for error in damaged if error.line is not None]
     return LoadedSession(path, header, entries, history, warnings, skipped)
+
+
+def _compacted(entries: list[Entry], history: list[Message]) -> list[Message]:
+    """The history as the model had it after the last compaction, if there was one."""
+    messages_before = 0
+    last: CompactionEntry | None = None
+    kept = 0
+    for entry in entries:
+        if isinstance(entry, (UserEntry, AssistantEntry, ToolResultEntry)):
+            messages_before += 1
+        elif isinstance(entry, CompactionEntry):
+            last = entry
+            kept = max(0, messages_before - entry.end)
+    if last is None:
+        return history
+    # A damaged file may hold fewer messages than the summary says it stands for.
+    end = min(last.end, len(history))
+    return [summary_message(last.summary, end, kept), *history[end:]]
 
 
 # How many skipped line numbers a warning lists before "…".

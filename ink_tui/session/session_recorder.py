@@ -6,6 +6,7 @@ It turns run events into session entries (see `session_writer` for the file form
 - `MessageEnd`: an assistant message ended (partial ones on abort included, since the
   loop keeps them in the history too);
 - `ToolEnd`: a tool result entered the history, with its display data;
+- `CompactionEnd` (done): a compaction entry with the summary and the range it replaced;
 - `RunEnd`: aborted -> an interrupt entry; failed (no stop reason) -> an error entry;
 - `TurnEnd` and `RunEnd`: fsync, so a finished turn survives even a power cut;
 - `StateChange` to "exited": wait until everything recorded is in the file (below).
@@ -25,6 +26,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ink_tui.core.events import (
+    CompactionEnd,
     Event,
     MessageEnd,
     RunEnd,
@@ -36,6 +38,7 @@ from ink_tui.core.events import (
     UserMessageEvent,
 )
 from ink_tui.core.messages import UserMessage
+from ink_tui.session.entries import CompactionEntry
 
 if TYPE_CHECKING:
     from ink_tui.session.session_writer import SessionWriter
@@ -74,6 +77,19 @@ class SessionRecorder:
                 self.writer.record_tool_result(
                     event.message, event.result.details, event.duration_s
                 )
+            case CompactionEnd() if event.done:
+                self.writer.record_compaction(
+                    CompactionEntry(
+                        summary=event.summary,
+                        first=event.first,
+                        end=event.end,
+                        reason=event.reason,
+                        tokens_before=event.tokens_before,
+                        tokens_after=event.tokens_after,
+                    )
+                )
+                # A summary cost a model call: keep it even if the power goes next.
+                self.writer.sync()
             case TurnEnd():
                 self.writer.sync()
             case RunEnd():

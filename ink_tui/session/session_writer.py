@@ -18,10 +18,15 @@ File format (version 1). UTF-8, one JSON object per line, each line ending in "\
     {"type": "model_change", "model": "..."}
     {"type": "interrupt"}
     {"type": "error", "text": "..."}
+    {"type": "compaction", "summary": "...", "first": 0, "end": 12,
+     "reason": "threshold" | "manual" | "overflow", "tokens_before", "tokens_after"}
 
 - Line 1 is always the header. The rest is in the order things happened; the `user`,
   `assistant` and `tool_result` lines, in file order, are the history exactly as the
-  model had it. `details` and `duration_s` only rebuild the UI and are never sent back.
+  model had it (until a `compaction` line: from there the model had its summary in place
+  of the messages before `end`; they stay in the file, and the reader builds the
+  compacted history). `details` and `duration_s` only rebuild the UI and are never sent
+  back.
 - Lines are only ever appended, each with one write and a flush, so a killed process
   leaves at worst a cut-off last line (the reader skips it; `open_existing` trims it
   before appending).
@@ -65,6 +70,7 @@ from ink_tui.session.atomic_file import fsync_dir
 from ink_tui.session.background_writer import WriterThread
 from ink_tui.session.entries import (
     AssistantEntry,
+    CompactionEntry,
     Entry,
     ErrorEntry,
     InterruptEntry,
@@ -245,6 +251,9 @@ class SessionWriter:
 
     def record_error(self, text: str) -> None:
         self.append(ErrorEntry(text))
+
+    def record_compaction(self, entry: CompactionEntry) -> None:
+        self.append(entry)
 
     def sync(self) -> None:
         """Queue an fsync of everything recorded so far; returns at once."""
