@@ -20,13 +20,31 @@ if TYPE_CHECKING:
 
 
 def make_provider(config: ModelConfig, workspace: Path) -> Provider:
+    provider = _make_provider(config, workspace)
+    if config.context_window is not None:
+        # `[context_windows]` wins over what the provider knows (core/context_window.py).
+        provider.context_window = config.context_window  # type: ignore[attr-defined]
+    return provider
+
+
+def _make_provider(config: ModelConfig, workspace: Path) -> Provider:
     if config.is_demo:
         from ink_tui.providers.demo import DemoProvider
 
         return DemoProvider(workspace)
+    assert config.base_url is not None
+    if config.kind == "anthropic":
+        from ink_tui.providers.anthropic import AnthropicProvider
+
+        return AnthropicProvider(
+            config.base_url,
+            config.model,
+            config.api_key,
+            timeouts=config.timeouts,
+            thinking_budget=config.thinking_budget,
+        )
     from ink_tui.providers.openai_compat import OpenAICompatProvider
 
-    assert config.base_url is not None
     return OpenAICompatProvider(
         config.base_url, config.model, config.api_key, timeouts=config.timeouts
     )

@@ -27,7 +27,12 @@ from ink_tui.session.config_schema import (
     flag_label,
     parse_text,
 )
-from ink_tui.session.model_config import OPENAI_BASE_URL, ModelConfig
+from ink_tui.session.model_config import (
+    ANTHROPIC_BASE_URL,
+    ANTHROPIC_DEFAULT_MODEL,
+    OPENAI_BASE_URL,
+    ModelConfig,
+)
 
 if TYPE_CHECKING:
     from ink_tui.core.provider_api import StreamTimeouts
@@ -52,6 +57,8 @@ class ProviderConfig:
     api_key_file: Setting | None = None
     models: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    kind: str = "openai"
+    thinking_budget: int | None = None
 
     @property
     def url(self) -> str | None:
@@ -77,6 +84,10 @@ class ModelChoice:
     # What picked the provider: the model choice, or a base_url equal to the provider's.
     provider_source: str = ""
     timeouts: StreamTimeouts | None = None
+    kind: str = "openai"
+    thinking_budget: int | None = None
+    # From `[context_windows]`; None: the server's value or the model's default.
+    context_window: int | None = None
 
     @property
     def is_demo(self) -> bool:
@@ -99,7 +110,13 @@ class ModelChoice:
     def model_config(self) -> ModelConfig:
         key = None if self.api_key is None else self.api_key.value
         return ModelConfig(
-            base_url=self.base_url, model=self.model, api_key=key, timeouts=self.timeouts
+            base_url=self.base_url,
+            model=self.model,
+            api_key=key,
+            timeouts=self.timeouts,
+            context_window=self.context_window,
+            kind=self.kind,
+            thinking_budget=self.thinking_budget,
         )
 
 
@@ -111,6 +128,8 @@ class _ModelInputs:
     model: Setting | None
     generic_keys: tuple[ApiKey, ...]
     environ: Mapping[str, str] = field(repr=False)
+    # ANTHROPIC_API_KEY: with nothing else configured, it picks Anthropic's API.
+    anthropic_key: ApiKey | None = None
 
 
 @dataclass(slots=True)
@@ -187,6 +206,7 @@ class Config:
             loop=LoopConfig(
                 max_iterations=cast(int, self.value("max_iterations")),
                 abort_grace_s=cast(float, self.value("abort_grace_s")),
+                compact_at=cast(float, self.value("compact_at")),
             ),
             limits=ToolLimits(
                 max_lines=cast(int, self.value("tools.max_lines")),
@@ -243,7 +263,23 @@ class Config:
             choice = resolver.choose(self._inputs.model)
         else:
             choice = resolver.choose(Setting(spec, "chosen with /model"), switching=True)
-        return replace(choice, timeouts=self.stream_timeouts())
+        return replace(
+            choice,
+            timeouts=self.stream_timeouts(),
+            context_window=self.context_window_for(choice.provider, choice.model),
+        )
+
+    def context_window_for(self, provider: str | None, model: str | None) -> int | None:
+        """`[context_windows]` for "<provider>/<model>", else for the bare model name
+        (the workspace file over the user's)."""
+        if not model:
+            return None
+        names = ([f"{provider}/{model}"] if provider else []) + [model]
+        for name in names:
+            for layer in reversed(self.files):
+                if name in layer.context_windows:
+                    return layer.context_windows[name]
+        return None
 
     def stream_timeouts(self) -> StreamTimeouts:
         # Imported here: configuration is read before the first frame, the provider API later.
@@ -334,6 +370,10 @@ def _merge_providers(files: list[FileLayer]) -> dict[str, ProviderConfig]:
             api_key_file=values.get("api_key_file"),
             models=cast(tuple[str, ...], values["models"].value) if "models" in values else (),
             sources=tuple(sources[name]),
+            kind=str(values["kind"].value) if "kind" in values else "openai",
+            thinking_budget=(
+                cast(int, values["thinking_budget"].value) if "thinking_budget" in values else None
+            ),
         )
         for name, values in fields.items()
     }
@@ -371,7 +411,7 @@ def _model_inputs(env: Mapping[str, str], flags: Mapping[str, object]) -> _Model
         key = key_from_env(name, env)
         if key is not None:
             keys.append(key)
-    return _ModelInputs(url, model, tuple(keys), env)
+    return _ModelInputs(url, model, tuple(keys), env, key_from_env("ANTHROPIC_API_KEY", env))
 
 
 @dataclass(slots=True)
@@ -475,7 +515,16 @@ class _Resolver:
         url_source = f"{provider.base_url.source} [providers.{name}]"
         key, note = self.key_for(provider, url_source)
         return ModelChoice(
-            name, provider.url, model, model_source, url_source, key, note, provider_source
+            name,
+            provider.url,
+            model,
+            model_source,
+            url_source,
+            key,
+            note,
+            provider_source,
+            kind=provider.kind,
+            thinking_budget=provider.thinking_budget,
         )
 
     def from_url(self, model: str | None, model_source: str) -> ModelChoice:
@@ -491,7 +540,16 @@ class _Resolver:
             return ModelChoice(None, str(url.value), model, model_source, url.source, key, note)
         matched = f"same base_url as [providers.{provider.name}]"
         return ModelChoice(
-            provider.name, str(url.value), model, model_source, url.source, key, note, matched
+            provider.name,
+            str(url.value),
+            model,
+            model_source,
+            url.source,
+            key,
+            note,
+            matched,
+            kind=provider.kind,
+            thinking_budget=provider.thinking_budget,
         )
 
     def fallback(self, model: str | None, model_source: str) -> ModelChoice:
@@ -500,6 +558,14 @@ class _Resolver:
             key = self.inputs.generic_keys[0]
             source = f"default (an API key is set in {key.source})"
             return ModelChoice(None, OPENAI_BASE_URL, model, model_source, source, key)
+        anthropic = self.inputs.anthropic_key
+        if anthropic is not None:
+            source = f"default (an API key is set in {anthropic.source})"
+            if model is None:
+                model, model_source = ANTHROPIC_DEFAULT_MODEL, source
+            return ModelChoice(
+                None, ANTHROPIC_BASE_URL, model, model_source, source, anthropic, kind="anthropic"
+            )
         return ModelChoice(None, None, model, model_source, "none: no base URL or API key set")
 
     def key_for(
@@ -518,10 +584,12 @@ class _Resolver:
         if provider.has_own_key:
             return self.provider_key(provider)
         # A provider without its own key setting takes the generic INK_API_KEY; the OpenAI
-        # key only goes to OpenAI.
+        # key only goes to OpenAI, the Anthropic key only to Anthropic.
         for key in generic:
             if key.source == "env INK_API_KEY" or provider.url == OPENAI_BASE_URL:
                 return key, None
+        if self.inputs.anthropic_key is not None and provider.url == ANTHROPIC_BASE_URL:
+            return self.inputs.anthropic_key, None
         return None, None
 
     def provider_key(self, provider: ProviderConfig) -> tuple[ApiKey | None, str | None]:

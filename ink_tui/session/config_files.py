@@ -15,6 +15,7 @@ import platformdirs
 
 from ink_tui.session.config_schema import (
     KEY_ACTIONS,
+    MIN_CONTEXT_WINDOW,
     PROVIDER_FIELDS_BY_NAME,
     SETTINGS,
     SETTINGS_BY_NAME,
@@ -67,6 +68,8 @@ class FileLayer:
     settings: dict[str, object] = field(default_factory=dict)
     providers: dict[str, dict[str, object]] = field(default_factory=dict)
     keys: dict[str, str] = field(default_factory=dict)
+    # `[context_windows]`: model name -> the model's context window in tokens.
+    context_windows: dict[str, int] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     # The keys of MODEL_KEYS this file sets, even where the value was refused or the
     # file is not valid TOML (then found by scanning its text): the user configured a
@@ -180,6 +183,8 @@ class _Reader:
                     self.read_tools(value, key)
                 elif key == "providers":
                     self.read_providers(value)
+                elif key == "context_windows":
+                    self.read_context_windows(value)
                 else:
                     self.read_keys(value)
             elif key in SETTINGS_BY_NAME:
@@ -242,6 +247,18 @@ class _Reader:
                 checked = self.layer.path.parent / Path(str(checked)).expanduser()
             fields[key] = checked
         return fields
+
+    def read_context_windows(self, table: dict[str, object]) -> None:
+        for model, value in table.items():
+            numeric = isinstance(value, int) and not isinstance(value, bool)
+            if not numeric or value < MIN_CONTEXT_WINDOW:  # type: ignore[operator]
+                self.problem(
+                    ("context_windows", model),
+                    f"'context_windows.{model}' must be a number of tokens (an integer >= "
+                    f"{MIN_CONTEXT_WINDOW}), got {value!r}; ignored",
+                )
+            else:
+                self.layer.context_windows[model] = int(value)  # type: ignore[arg-type]
 
     def read_keys(self, table: dict[str, object]) -> None:
         for action, value in table.items():

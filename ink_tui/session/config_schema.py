@@ -31,6 +31,8 @@ class KeySpec:
     choices: tuple[str, ...] = ()
     # Integers: the smallest allowed value. Numbers: values must be strictly greater.
     minimum: float | None = None
+    # The largest allowed value (numbers and integers), when there is one.
+    maximum: float | None = None
     env: str | None = None
     # The key of the flags dict that sets it; shown to users as "--max-iterations".
     flag: str | None = None
@@ -52,7 +54,8 @@ class KeySpec:
         if self.type == "integer":
             return "an integer" + ("" if self.minimum is None else f" >= {self.minimum:g}")
         if self.type == "number":
-            return "a number" + ("" if self.minimum is None else f" > {self.minimum:g}")
+            most = "" if self.maximum is None else f" and <= {self.maximum:g}"
+            return "a number" + ("" if self.minimum is None else f" > {self.minimum:g}") + most
         if self.type == "string-list":
             return "a list of strings"
         return "a string"
@@ -126,6 +129,15 @@ SETTINGS: tuple[KeySpec, ...] = (
         minimum=0,
         env="INK_REQUEST_TIMEOUT_S",
     ),
+    KeySpec(
+        "compact_at",
+        "number",
+        0.8,
+        "compact the conversation when a request would fill this share of the context window",
+        minimum=0,
+        maximum=1,
+        env="INK_COMPACT_AT",
+    ),
     KeySpec("theme", "string", "textual-dark", "Textual theme name"),
     KeySpec("tools.max_lines", "integer", 2000, "lines of tool output kept", minimum=1),
     KeySpec("tools.max_bytes", "integer", 50 * 1024, "bytes of tool output kept", minimum=1),
@@ -157,11 +169,26 @@ SETTINGS: tuple[KeySpec, ...] = (
 SETTINGS_BY_NAME = {spec.name: spec for spec in SETTINGS}
 
 # Fields of a `[providers.<name>]` table.
+PROVIDER_KINDS = ("openai", "anthropic")
 PROVIDER_FIELDS: tuple[KeySpec, ...] = (
     KeySpec("base_url", "string", None, "OpenAI-compatible API base URL"),
     KeySpec("api_key_env", "string", None, "name of the environment variable holding the key"),
     KeySpec("api_key_file", "string", None, "file holding the key (must be chmod 600)"),
     KeySpec("models", "string-list", (), "model names offered by /model"),
+    KeySpec(
+        "kind",
+        "choice",
+        "openai",
+        "the API it speaks: OpenAI's chat completions, or Anthropic's Messages API",
+        choices=PROVIDER_KINDS,
+    ),
+    KeySpec(
+        "thinking_budget",
+        "integer",
+        None,
+        "kind = 'anthropic': tokens of extended thinking per reply (unset: no thinking)",
+        minimum=1024,
+    ),
 )
 PROVIDER_FIELDS_BY_NAME = {spec.name: spec for spec in PROVIDER_FIELDS}
 
@@ -181,7 +208,9 @@ MODEL_FLAGS = ("base_url", "model", "api_key")
 FLAG_NAMES = (*MODEL_FLAGS, *(spec.flag for spec in SETTINGS if spec.flag))
 
 # Top-level names a file may use: plain settings and the tables.
-TABLES = ("tools", "providers", "keys", "approval")
+TABLES = ("tools", "providers", "keys", "approval", "context_windows")
+# `[context_windows]`: model name ("qwen3" or "local/qwen3") -> tokens, at least this.
+MIN_CONTEXT_WINDOW = 1024
 TOP_LEVEL = tuple(spec.name for spec in SETTINGS if not spec.table) + TABLES
 
 
@@ -222,6 +251,8 @@ def check_value(spec: KeySpec, value: object) -> object:
         raise ValueError(f"must be {spec.describe()}, got {_show(value)}")
     assert isinstance(value, int | float)
     if spec.minimum is not None and value <= spec.minimum:
+        raise ValueError(f"must be {spec.describe()}, got {value}")
+    if spec.maximum is not None and value > spec.maximum:
         raise ValueError(f"must be {spec.describe()}, got {value}")
     return float(value)
 

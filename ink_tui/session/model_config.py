@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from ink_tui.core.provider_api import StreamTimeouts
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+# What `ANTHROPIC_API_KEY` alone in the environment talks to.
+ANTHROPIC_DEFAULT_MODEL = "claude-sonnet-4-5"
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +28,13 @@ class ModelConfig:
     # How long a reply may stay silent or take (config); None: the provider's defaults.
     # Not part of equality: two configs name the same model whatever their patience.
     timeouts: StreamTimeouts | None = field(default=None, compare=False)
+    # The API the server speaks: "openai" (chat completions) or "anthropic" (Messages).
+    kind: str = "openai"
+    # Anthropic's extended thinking: tokens per reply; None: off.
+    thinking_budget: int | None = None
+    # The model's context window from `[context_windows]`; None: ask the server or use
+    # the default for the model's name (core/context_window.py).
+    context_window: int | None = field(default=None, compare=False)
 
     @property
     def is_demo(self) -> bool:
