@@ -90,17 +90,29 @@ class BodyReader:
                 if error is not None:
                     raise error
                 return None
-            arrived = self._arrived = asyncio.get_running_loop().create_future()
+            loop = asyncio.get_running_loop()
+            arrived = self._arrived = loop.create_future()
+            # A bare timer that fails the future: a stream of small reads waits once per
+            # read, and `asyncio.timeout` costs several times as much per wait.
+            timer = None if wait is None else loop.call_later(wait, _time_out, arrived)
             try:
-                # Only a read that has to wait pays for a timer.
-                async with asyncio.timeout(wait):
-                    await arrived
+                await arrived
             finally:
                 self._arrived = None
+                if timer is not None:
+                    timer.cancel()
 
     async def _pump(self) -> None:
+        response = self._response
         try:
-            chunks = cast(AsyncGenerator[bytes, None], self._response.aiter_bytes())
+            # Without a content encoding the decoding layer of `aiter_bytes` only costs
+            # time per HTTP chunk, and servers send an SSE event per chunk.
+            encoding = response.headers.get("content-encoding", "").strip().lower()
+            encoded = encoding not in ("", "identity")
+            chunks = cast(
+                AsyncGenerator[bytes, None],
+                response.aiter_bytes() if encoded else response.aiter_raw(),
+            )
             async with aclosing(chunks):
                 async for chunk in chunks:
                     self._parts.append(chunk)
@@ -123,6 +135,11 @@ class BodyReader:
         if self._task is not None and not self._stopping:
             self._stopping = True
             self._task.cancel()
+
+
+def _time_out(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
 
 
 def _wake(future: asyncio.Future[None] | None) -> None:

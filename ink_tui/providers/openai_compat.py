@@ -49,6 +49,7 @@ from ink_tui.core.provider_api import (
     Waiting,
 )
 from ink_tui.providers.body import BodyReader
+from ink_tui.providers.lean_transport import lean_transport
 from ink_tui.providers.openai_body import Reply, read_events, read_page, read_whole
 from ink_tui.providers.openai_errors import REASON_LIMIT, server_message, shorten
 from ink_tui.providers.openai_reply import ReplyBuilder, ShownChunk
@@ -109,7 +110,11 @@ class OpenAICompatProvider:
             max_attempts=max_attempts, base_delay=base_delay, max_delay=max_delay
         )
         self._owns_client = client is None
-        self._client = client if client is not None else httpx.AsyncClient(timeout=self._timeout)
+        if client is None:
+            client = httpx.AsyncClient(
+                timeout=self._timeout, transport=lean_transport(self.base_url)
+            )
+        self._client = client
 
     async def aclose(self) -> None:
         if self._owns_client:

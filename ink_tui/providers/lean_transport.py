@@ -1,0 +1,247 @@
+"""A leaner network layer under httpx for plain-HTTP model servers on asyncio.
+
+A server streams one SSE event per write, so a client that keeps up makes one network
+read per event. httpcore's default backend (anyio) pays for each read with a cancel
+scope, a timer for the read timeout, and a pause and a resume of the transport (two
+`epoll_ctl` calls): more than the rest of the read. `LeanBackend` implements httpcore's
+documented network-backend interface on a plain asyncio protocol instead: the socket is
+read whenever data comes (paused only when `HIGH_WATER` bytes wait unread), and a read
+takes whatever has arrived, waiting on one future when nothing has.
+
+Only `http://` servers (a model on this machine or the local network, where events come
+fastest) get it; `https://` keeps httpx's own transport, whose TLS handling is tried and
+tested. Cancelling a read (an abort) closes the socket as before: httpcore closes a
+connection whose response was not read to its end, and `aclose()` drops the socket at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+import ssl
+from collections.abc import Iterable
+from typing import Any
+
+import httpcore
+import httpx
+
+# Unread bytes at which the socket stops being read (TCP then holds the server back).
+HIGH_WATER = 1024 * 1024
+
+
+class _Protocol(asyncio.Protocol):
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.eof = False
+        self.error: Exception | None = None
+        self.paused = False
+        self.waiter: asyncio.Future[None] | None = None
+        self._drained: asyncio.Future[None] | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self.parts.append(data)
+        self.size += len(data)
+        if self.size >= HIGH_WATER and self.transport is not None and not self.paused:
+            self.paused = True
+            self.transport.pause_reading()
+        self._wake()
+
+    def eof_received(self) -> bool:
+        self.eof = True
+        self._wake()
+        return False  # close the transport: HTTP/1.1 never half-closes on purpose
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.eof = True
+        self.error = exc
+        self._wake()
+        if self._drained is not None and not self._drained.done():
+            self._drained.set_result(None)
+
+    def pause_writing(self) -> None:
+        self._drained = asyncio.get_running_loop().create_future()
+
+    def resume_writing(self) -> None:
+        if self._drained is not None and not self._drained.done():
+            self._drained.set_result(None)
+        self._drained = None
+
+    async def drain(self) -> None:
+        if self._drained is not None:
+            await self._drained
+
+    def _wake(self) -> None:
+        waiter = self.waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+
+class LeanStream(httpcore.AsyncNetworkStream):
+    def __init__(self, transport: asyncio.Transport, protocol: _Protocol) -> None:
+        self._transport = transport
+        self._protocol = protocol
+
+    async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
+        protocol = self._protocol
+        if not protocol.parts and not protocol.eof:
+            loop = asyncio.get_running_loop()
+            waiter = protocol.waiter = loop.create_future()
+            timer = None if timeout is None else loop.call_later(timeout, _time_out, waiter)
+            try:
+                await waiter
+            except TimeoutError:
+                raise httpcore.ReadTimeout("timed out reading from the server") from None
+            finally:
+                protocol.waiter = None
+                if timer is not None:
+                    timer.cancel()
+        parts = protocol.parts
+        if not parts:
+            if protocol.error is not None:
+                raise httpcore.ReadError(str(protocol.error)) from protocol.error
+            return b""  # the server closed the connection
+        data = parts[0] if len(parts) == 1 else b"".join(parts)
+        parts.clear()
+        if len(data) > max_bytes:
+            parts.append(data[max_bytes:])
+            data = data[:max_bytes]
+        protocol.size = len(parts[0]) if parts else 0
+        if protocol.paused and protocol.size < HIGH_WATER // 2:
+            protocol.paused = False
+            self._transport.resume_reading()
+        return data
+
+    async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
+        if not buffer:
+            return
+        if self._transport.is_closing():
+            raise httpcore.WriteError("the connection is closed")
+        self._transport.write(buffer)
+        try:
+            async with asyncio.timeout(timeout):
+                await self._protocol.drain()
+        except TimeoutError:
+            raise httpcore.WriteTimeout("timed out writing to the server") from None
+
+    async def aclose(self) -> None:
+        # At once, as a hang-up must be: no lingering on unsent or unread bytes.
+        self._transport.abort()
+
+    async def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
+    ) -> httpcore.AsyncNetworkStream:
+        # Only reached through a proxy or a redirect to https; asyncio's own TLS does it.
+        loop = asyncio.get_running_loop()
+        try:
+            async with asyncio.timeout(timeout):
+                transport = await loop.start_tls(
+                    self._transport, self._protocol, ssl_context, server_hostname=server_hostname
+                )
+        except TimeoutError:
+            self._transport.abort()
+            raise httpcore.ConnectTimeout("timed out starting TLS") from None
+        except (OSError, ssl.SSLError) as exc:
+            self._transport.abort()
+            raise httpcore.ConnectError(str(exc)) from exc
+        if transport is None:
+            raise httpcore.ConnectError("the connection closed while starting TLS")
+        assert isinstance(transport, asyncio.Transport)
+        self._protocol.transport = transport
+        return LeanStream(transport, self._protocol)
+
+    def get_extra_info(self, info: str) -> Any:
+        if info == "is_readable":
+            # An idle pooled connection with bytes or an end waiting was closed (or
+            # broken) by the server: httpcore then opens a fresh one.
+            return bool(self._protocol.parts) or self._protocol.eof
+        names = {"ssl_object": "ssl_object", "client_addr": "sockname", "server_addr": "peername"}
+        if info in names:
+            return self._transport.get_extra_info(names[info])
+        if info == "socket":
+            return self._transport.get_extra_info("socket")
+        return None
+
+
+class LeanBackend(httpcore.AsyncNetworkBackend):
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
+        local_address: str | None = None,
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        local = None if local_address is None else (local_address, 0)
+        connecting = loop.create_connection(_Protocol, host, port, local_addr=local)
+        transport, protocol = await _connected(connecting, timeout)
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            for option in socket_options or ():
+                sock.setsockopt(*option)
+        return LeanStream(transport, protocol)
+
+    async def connect_unix_socket(
+        self,
+        path: str,
+        timeout: float | None = None,  # noqa: ASYNC109 (httpcore's interface)
+        socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        loop = asyncio.get_running_loop()
+        transport, protocol = await _connected(
+            loop.create_unix_connection(_Protocol, path), timeout
+        )
+        sock = transport.get_extra_info("socket")
+        for option in socket_options or ():
+            sock.setsockopt(*option)
+        return LeanStream(transport, protocol)
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
+
+
+async def _connected(connecting: Any, limit: float | None) -> tuple[asyncio.Transport, _Protocol]:
+    try:
+        async with asyncio.timeout(limit):
+            transport, protocol = await connecting
+    except TimeoutError:
+        raise httpcore.ConnectTimeout("timed out connecting to the server") from None
+    except OSError as exc:
+        raise httpcore.ConnectError(str(exc)) from exc
+    return transport, protocol
+
+
+class LeanHTTPTransport(httpx.AsyncHTTPTransport):
+    """httpx's own transport (request and response mapping, errors) on `LeanBackend`."""
+
+    def __init__(self) -> None:
+        # Not httpx's `__init__`: it would build an SSL context and a pool only to be
+        # replaced. Its methods use nothing but `_pool`, which a test checks.
+        self._pool = httpcore.AsyncConnectionPool(
+            max_connections=100,  # httpx's default limits
+            max_keepalive_connections=20,
+            keepalive_expiry=5.0,
+            network_backend=LeanBackend(),
+        )
+
+
+def lean_transport(base_url: str) -> httpx.AsyncBaseTransport | None:
+    """The transport for a provider at `base_url`: lean for http, None (httpx's own) else."""
+    return LeanHTTPTransport() if base_url.lower().startswith("http://") else None
+
+
+def _time_out(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_exception(TimeoutError())
