@@ -21,6 +21,7 @@ REQUIRED = [
     "sessions",
     "model",
     "modes",
+    "approval",
     "context",
     "copy",
     "clear",
@@ -34,7 +35,12 @@ def test_the_table_holds_every_required_command_in_display_order() -> None:
     for command in COMMANDS:
         assert command.summary
         assert command.usage.startswith(f"/{command.name}")
-    assert {c.name for c in COMMANDS if c.takes_argument} == {"resume", "model", "jobs"}
+    assert {c.name for c in COMMANDS if c.takes_argument} == {
+        "resume",
+        "model",
+        "jobs",
+        "approval",
+    }
 
 
 # -- parse_slash ---------------------------------------------------------------------

@@ -224,6 +224,8 @@ class Approvals:
                 self.session_rules.append(rule)
                 if decision == "always":
                     await self._save(rule)
+                else:
+                    self._notice(f"Allowing {rule.describe()} for the rest of this session.")
         return None
 
     async def _save(self, rule: Rule) -> None:

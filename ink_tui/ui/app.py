@@ -40,6 +40,7 @@ from ink_tui.ui.slash_commands import (
 )
 from ink_tui.ui.startup import AppSessions, SessionPlan, read_session
 from ink_tui.ui.widgets.activity_panel import ActivityPanel
+from ink_tui.ui.widgets.approval_question import ApprovalQuestion
 from ink_tui.ui.widgets.completion_menu import CompletionMenu
 from ink_tui.ui.widgets.hint_row import HintRow
 from ink_tui.ui.widgets.prompt_input import PromptInput
@@ -128,6 +129,7 @@ class InkApp(App[None]):
     def compose(self) -> ComposeResult:
         yield Transcript(self.bus)
         yield ActivityPanel(self.bus)
+        yield ApprovalQuestion(self.bus)
         yield QueueList(self.bus)
         prompt = PromptInput(id="prompt")
         yield CompletionMenu(prompt, FileIndex(self.workspace))
@@ -446,6 +448,27 @@ class InkApp(App[None]):
     def _pull_queue(self) -> None:
         if self.controller is not None and self.controller.pull_queue_to_editor() == 0:
             self.query_one(HintRow).flash("The queue is empty.")
+
+    # -- approval questions ---------------------------------------------------------
+
+    @on(ApprovalQuestion.Answered)
+    def _approval_answered(self, message: ApprovalQuestion.Answered) -> None:
+        if self.controller is not None:
+            self.controller.answer_approval(message.request_id, message.decision, message.reason)
+
+    @on(ApprovalQuestion.LeaveToInput)
+    def _approval_left(self, message: ApprovalQuestion.LeaveToInput) -> None:
+        self.prompt.focus()
+        if message.key:
+            self.prompt.insert(message.key)
+
+    def action_focus_next(self) -> None:
+        # Tab in the input goes to an open approval question first.
+        question = self.query_one(ApprovalQuestion)
+        if question.is_open and self.prompt.has_focus:
+            question.focus()
+            return
+        super().action_focus_next()
 
     # -- queue list -----------------------------------------------------------------
 

@@ -190,6 +190,30 @@ class CommandRunner:
         later = " from the next run" if controller.state == "running" else ""
         self.say(f"Model: {label}{later}.")
 
+    def do_approval(self, argument: str) -> None:
+        controller = self.app.controller
+        if controller is None:
+            return
+        approvals = controller.approvals
+        wanted = argument.strip().lower()
+        if wanted:
+            try:
+                approvals.set_policy(wanted)
+            except ValueError as error:
+                self.say(f"{error}.", "warning")
+                return
+            self.say(
+                f"Approval: {approvals.policy} (for this session; set [approval] policy "
+                "in .ink/config.toml to keep it)."
+            )
+            return
+        rules = [r.text for r in (*approvals.session_rules, *approvals.saved_rules)]
+        allowed = ", ".join(rules) if rules else "none"
+        self.say(
+            f"Approval: {approvals.policy}. Rules that allow without asking: {allowed}. "
+            "/approval ask|edits|auto changes it for this session."
+        )
+
     def do_modes(self, _: str) -> None:
         controller = self.app.controller
         if controller is None:

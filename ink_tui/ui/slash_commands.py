@@ -46,6 +46,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("sessions", "List the saved sessions of this workspace", "/sessions", False),
     SlashCommand("model", "Switch among the configured models", "/model [name]", True),
     SlashCommand("modes", "Choose the steer and follow-up modes", "/modes", False),
+    SlashCommand(
+        "approval",
+        "Ask before bash/write/edit (ask), only bash and outside (edits), never (auto)",
+        "/approval [ask|edits|auto]",
+        True,
+    ),
     SlashCommand("context", "Show what fills the model's context", "/context", False),
     SlashCommand("copy", "Copy the last answer to the clipboard", "/copy", False),
     SlashCommand("clear", "Clear the screen (the session keeps its history)", "/clear", False),
