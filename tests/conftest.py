@@ -9,6 +9,10 @@ from hypothesis import HealthCheck, settings
 
 from tests.scripted_server import ScriptedServer
 
+# ANTHROPIC_API_KEY alone picks Anthropic's API: a developer's own key must never turn a
+# test that expects the offline demo (or a subprocess it starts) into a real request.
+os.environ.pop("ANTHROPIC_API_KEY", None)
+
 # Property tests drive a real event loop and real subprocesses: no per-example deadline.
 # "ink" (the default) keeps the suite fast; `pytest --hypothesis-profile=long` (or
 # HYPOTHESIS_PROFILE=long) runs thousands of examples.
