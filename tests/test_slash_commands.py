@@ -21,6 +21,7 @@ REQUIRED = [
     "sessions",
     "model",
     "modes",
+    "thinking",
     "approval",
     "context",
     "copy",
@@ -40,6 +41,7 @@ def test_the_table_holds_every_required_command_in_display_order() -> None:
         "model",
         "jobs",
         "approval",
+        "thinking",
     }
 
 

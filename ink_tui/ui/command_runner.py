@@ -214,6 +214,17 @@ class CommandRunner:
             "/approval ask|edits|auto changes it for this session."
         )
 
+    def do_thinking(self, argument: str) -> None:
+        from ink_tui.ui.thinking_setting import set_thinking
+
+        controller = self.app.controller
+        if controller is None:
+            return
+        message, level, worked = set_thinking(controller.provider, argument)
+        self.say(message, level)
+        if not worked and argument:
+            self.app.prompt.restore(f"/thinking {argument}")  # a typo costs nothing
+
     def do_modes(self, _: str) -> None:
         controller = self.app.controller
         if controller is None:

@@ -47,6 +47,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("model", "Switch among the configured models", "/model [name]", True),
     SlashCommand("modes", "Choose the steer and follow-up modes", "/modes", False),
     SlashCommand(
+        "thinking",
+        "Extended thinking budget of an Anthropic model",
+        "/thinking [N|off]",
+        True,
+    ),
+    SlashCommand(
         "approval",
         "Ask before bash/write/edit (ask), only bash and outside (edits), never (auto)",
         "/approval [ask|edits|auto]",
