@@ -30,6 +30,7 @@ from typing import Any
 
 from ink_tui.core.events import InputRestored, RunEnd, RunStart, UserMessageEvent
 from ink_tui.ui.preload import import_controller_modules
+from tests.loop_heartbeat import Heartbeat
 from tests.run_helpers import Recorder, make_controller, wait_gate
 from tests.scripted_server import (
     Gate,
@@ -43,36 +44,7 @@ from tests.scripted_server import (
 
 RUNS = 50
 POINTS = ("first_byte", "mid_stream", "mid_tool", "mid_retry")
-HEARTBEAT_S = 0.01
 MAX_LATE_S = 0.1
-
-
-class Heartbeat:
-    """Ticks every 10 ms on the event loop and keeps the worst lateness seen."""
-
-    def __init__(self) -> None:
-        self.worst = 0.0
-        self.ticks = 0
-        self.label = ""
-        self.worst_at = ""
-        self._task: asyncio.Task[None] | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.ensure_future(self._beat())
-
-    async def _beat(self) -> None:
-        while True:
-            before = time.monotonic()
-            await asyncio.sleep(HEARTBEAT_S)
-            late = time.monotonic() - before - HEARTBEAT_S
-            if late > self.worst:
-                self.worst, self.worst_at = late, self.label
-            self.ticks += 1
-
-    async def stop(self) -> None:
-        assert self._task is not None
-        self._task.cancel()
-        await asyncio.gather(self._task, return_exceptions=True)
 
 
 def processes_with(marker: str) -> list[str]:

@@ -1,0 +1,77 @@
+"""How long the event loop was held, told apart from the machine being busy.
+
+A heartbeat task sleeps 10 ms at a time on the loop; each wake-up later than that is
+lateness. On a shared machine the whole process can also be kept off the CPU for a
+while, which is not the loop's fault: a reference thread ticks beside it, outside the
+loop (it still gets the GIL every few ms while the loop computes, since Python switches
+threads, and runs freely while the loop sits in a blocking call). For each late beat,
+what counts is the lateness minus the reference thread's longest gap in the same
+window: a loop held by our code shows up in full; a process descheduled by the OS shows
+up in both and cancels out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import itertools
+import threading
+import time
+
+TICK_S = 0.01
+
+
+class Heartbeat:
+    """Ticks every 10 ms on the event loop; `worst` is the worst lateness that was the
+    loop's own (see the module's docstring), `worst_raw` the plain worst."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self.worst_raw = 0.0
+        self.ticks = 0
+        self.label = ""
+        self.worst_at = ""
+        self._task: asyncio.Task[None] | None = None
+        self._reference: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick_reference, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+        self._task = asyncio.ensure_future(self._beat())
+
+    def _tick_reference(self) -> None:
+        while not self._stop.is_set():
+            self._reference.append(time.monotonic())
+            time.sleep(TICK_S / 2)
+
+    def _reference_gap(self, start: float, end: float) -> float:
+        """The reference thread's longest gap between ticks overlapping [start, end]."""
+        ticks = self._reference
+        first = max(bisect.bisect_left(ticks, start) - 1, 0)
+        last = min(bisect.bisect_right(ticks, end) + 1, len(ticks))
+        window = ticks[first:last]
+        gaps = [b - a for a, b in itertools.pairwise(window)]
+        if window and window[-1] < end:
+            gaps.append(end - window[-1])  # still silent when the beat came back
+        return max(gaps, default=0.0)
+
+    async def _beat(self) -> None:
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(TICK_S)
+            after = time.monotonic()
+            late = after - before - TICK_S
+            self.worst_raw = max(self.worst_raw, late)
+            if late > TICK_S:
+                own = late - max(self._reference_gap(before, after) - TICK_S, 0.0)
+                if own > self.worst:
+                    self.worst, self.worst_at = own, self.label
+            self.ticks += 1
+
+    async def stop(self) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+        self._stop.set()
+        self._thread.join(timeout=1)
