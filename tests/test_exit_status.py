@@ -32,6 +32,8 @@ def start_ink(server: ScriptedServer, workspace: Path, tmp_path: Path) -> Iterat
         HOME=str(tmp_path / "home"),
         XDG_DATA_HOME=str(tmp_path / "data"),
         XDG_CONFIG_HOME=str(tmp_path / "config"),
+        # The command these tests interrupt runs without an approval question.
+        INK_APPROVAL="auto",
     )
 
     def start() -> PtyInk:

@@ -92,7 +92,8 @@ def test_no_prompt_is_a_usage_error(workspace: Path) -> None:
 
 
 def _start(server: ScriptedServer, workspace: Path) -> subprocess.Popen[str]:
-    env = clean_env(INK_BASE_URL=server.base_url, INK_MODEL="m")
+    # The commands these tests interrupt must run: print mode refuses what would ask.
+    env = clean_env(INK_BASE_URL=server.base_url, INK_MODEL="m", INK_APPROVAL="auto")
     return subprocess.Popen(
         [sys.executable, "-m", "ink_tui", "-p", "go"],
         cwd=workspace,

@@ -1,0 +1,55 @@
+"""`ink -p` cannot ask: a call that would need asking is refused (the model is told why,
+stderr says so in one line) unless `--approval auto` or a rule allows it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.scripted_server import ScriptedServer, text_reply, tool_reply
+from tests.test_print_mode import clean_env, ink
+
+
+def _env(server: ScriptedServer, **extra: str) -> dict[str, str]:
+    return clean_env(INK_BASE_URL=server.base_url, INK_MODEL="m", **extra)
+
+
+def test_a_call_that_would_ask_is_refused_with_one_stderr_line(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    server.push(
+        tool_reply([("bash", {"command": "touch made"}), ("read", {"path": "README.md"})]),
+        text_reply("I could not run it."),
+    )
+    done = ink("-p", "make a file", cwd=workspace, env=_env(server))
+    assert done.returncode == 0, done.stderr
+    assert not (workspace / "made").exists()
+    lines = done.stderr.splitlines()
+    refused = [line for line in lines if "bash touch made" in line]
+    assert refused == [
+        "✗ bash touch made: Not run: needs approval; print mode cannot ask (--approval auto "
+        "allows it)"
+    ]
+    assert any(line.startswith("✓ read README.md") for line in lines)  # read-only: no ask
+    tool = next(m for m in server.requests[1]["messages"] if m["role"] == "tool")
+    assert "needs the user's approval" in tool["content"]
+
+
+def test_approval_auto_runs_it(server: ScriptedServer, workspace: Path) -> None:
+    server.push(tool_reply([("bash", {"command": "touch made"})]), text_reply("done"))
+    done = ink("-p", "make a file", "--approval", "auto", cwd=workspace, env=_env(server))
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "made").exists()
+
+
+def test_a_rule_in_the_workspace_config_allows_it(server: ScriptedServer, workspace: Path) -> None:
+    (workspace / ".ink").mkdir()
+    (workspace / ".ink" / "config.toml").write_text('[approval]\nallow = ["bash:touch"]\n')
+    server.push(
+        tool_reply([("bash", {"command": "touch made"}), ("bash", {"command": "rm sum.py"})]),
+        text_reply("done"),
+    )
+    done = ink("-p", "go", cwd=workspace, env=_env(server))
+    assert done.returncode == 0, done.stderr
+    assert (workspace / "made").exists()
+    assert (workspace / "sum.py").exists()  # `rm` is not covered by the rule
+    assert "✗ bash rm sum.py: Not run: needs approval" in done.stderr
