@@ -150,6 +150,7 @@ async def serve(
 
     from ink_tui.serve.app import build_app
     from ink_tui.serve.auth import new_token
+    from ink_tui.serve.heap import prepare_heap
     from ink_tui.serve.redact import Redactor, env_secrets
     from ink_tui.serve.sessions import SessionRegistry
     from ink_tui.session.session_lock import set_front_end
@@ -167,6 +168,9 @@ async def serve(
         access_log=False,
     )
     server = uvicorn.Server(config)
+    # uvicorn's own modules, then a run's, are loaded before the heap is frozen.
+    config.load()
+    prepare_heap()
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"ink serve: http://{shown}:{port}/?token={token}", flush=True)
