@@ -168,6 +168,53 @@ FIGURES: dict[str, tuple[str, list[Row]]] = {
             Row("6", "RPC abort in a stream to HTTP closed", "abort_http_closed_ms", "ms"),
         ],
     ),
+    "serve": (
+        "7 ink serve",
+        [
+            # Every tool event is an SSE message of its own; text deltas are merged per
+            # 16 ms per client, so the text rows count events by seq (fig7_serve's doc).
+            Row(
+                "7",
+                "SSE events/s to one client, {tool_calls:,.0f} tool calls (none merged)",
+                "tool_events_per_s",
+                "events/s",
+                None,
+                (">=", 2_000),
+            ),
+            Row(
+                "7",
+                "text events/s (by seq), one delta per write at {serve_each_rate:,.0f}/s "
+                "(vs measured offer)",
+                "events_per_s",
+                "events/s",
+                "offered_per_s",
+            ),
+            Row("7", "text: SSE messages/s (deltas merged per 16 ms)", "sse_per_s", "msgs/s"),
+            Row(
+                "7",
+                "model byte to SSE event p50, {serve_sessions:g} sessions at 8 KB/s (vs alone)",
+                "p50_ms",
+                "ms",
+                "alone_p50_ms",
+            ),
+            Row(
+                "7",
+                "model byte to SSE event p99, {serve_sessions:g} sessions at 8 KB/s (vs alone)",
+                "p99_ms",
+                "ms",
+                "alone_p99_ms",
+                ("<=", 50),
+            ),
+            Row(
+                "7",
+                "server peak RSS, {serve_sessions:g} sessions (vs idle)",
+                "peak_rss_mib",
+                "MiB",
+                "idle_rss_mib",
+                ("<=", 300),
+            ),
+        ],
+    ),
 }
 
 
@@ -183,6 +230,9 @@ LABEL_DEFAULTS: dict[str, Any] = {
     "rpc_size_kb": 1024,
     "each_rate": 20_000,
     "sse_deltas": 262144,
+    "tool_calls": 2000,
+    "serve_each_rate": 4000,
+    "serve_sessions": 20,
 }
 
 

@@ -39,6 +39,7 @@ MODULES: dict[str, tuple[str, int]] = {
     "long_session": ("benchmarks.fig4_long_session", 5),
     "interrupt": ("benchmarks.fig5_interrupt", 3),
     "rpc": ("benchmarks.fig6_rpc", 5),
+    "serve": ("benchmarks.fig7_serve", 3),
 }
 
 
