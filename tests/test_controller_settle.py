@@ -125,7 +125,7 @@ async def test_failed_request_reports_the_cause_and_restores_the_queue(
     gate = Gate()
     server.push(
         tool_reply([("ls", {})], gate=gate),
-        error_reply(400, "context length exceeded: 900000 tokens"),
+        error_reply(400, "invalid request: unknown parameter frobnicate"),
     )
     controller, events = make_controller(server, workspace)
     controller.submit("go")
@@ -137,9 +137,9 @@ async def test_failed_request_reports_the_cause_and_restores_the_queue(
 
     end = events.of("run_end")[-1]
     assert end.stop_reason is None
-    assert "context length exceeded: 900000 tokens" in (end.error or "")
+    assert "invalid request: unknown parameter frobnicate" in (end.error or "")
     errors = [n for n in events.of("notice") if n.level == "error"]
-    assert errors and "context length exceeded" in errors[0].text
+    assert errors and "unknown parameter frobnicate" in errors[0].text
     assert events.of("input_restored")[0].text == "!echo never runs\n\nfollow"
     assert [r.kind for r in events.of("run_start")] == ["agent"]
     # The tool work done before the failure is kept.

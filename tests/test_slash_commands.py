@@ -24,6 +24,7 @@ REQUIRED = [
     "thinking",
     "approval",
     "context",
+    "compact",
     "copy",
     "clear",
     "jobs",
@@ -42,6 +43,7 @@ def test_the_table_holds_every_required_command_in_display_order() -> None:
         "jobs",
         "approval",
         "thinking",
+        "compact",
     }
 
 
@@ -132,7 +134,7 @@ def test_complete_command_by_prefix() -> None:
     assert [c.name for c in complete_command("")] == REQUIRED
     assert [c.name for c in complete_command("mo")] == ["model", "modes"]
     assert [c.name for c in complete_command("/mo")] == ["model", "modes"]
-    assert [c.name for c in complete_command("C")] == ["context", "copy", "clear"]
+    assert [c.name for c in complete_command("C")] == ["context", "compact", "copy", "clear"]
     assert complete_command("x") == []
 
 

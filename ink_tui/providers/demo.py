@@ -34,6 +34,11 @@ from ink_tui.core.provider_api import (
     TextChunk,
     ThinkingChunk,
 )
+from ink_tui.providers.demo_compaction import (
+    DEMO_CONTEXT_WINDOW,
+    is_summary_request,
+    summary_reply,
+)
 from ink_tui.providers.demo_script import plan_reply
 
 __all__ = ["DemoProvider", "estimate_usage", "split_pieces"]
@@ -99,6 +104,8 @@ class DemoProvider:
     name = "demo"
     model = "demo model (offline)"
     is_demo = True
+    # Small on purpose, so the tour shows a compaction (see demo_compaction.py).
+    context_window = DEMO_CONTEXT_WINDOW
 
     def __init__(self, workspace: Path, *, chars_per_second: float = 400.0) -> None:
         self.workspace = workspace
@@ -110,6 +117,10 @@ class DemoProvider:
     ) -> AsyncIterator[StreamEvent]:
         """Stream the next scripted reply: thinking, text, then `ReplyDone` with its calls."""
         signal.raise_if_aborted()
+        if is_summary_request(request):
+            async for event in self._stream_summary(request, signal):
+                yield event
+            return
         reply = plan_reply(request.messages, self._label)
         # Ids unique across the whole history: the reply's position, then the call's.
         turn = sum(isinstance(m, AssistantMessage) for m in request.messages) + 1
@@ -139,6 +150,21 @@ class DemoProvider:
             finish_reason="tool_calls" if calls else "stop",
             model=self.model,
         )
+        message.usage = estimate_usage(request, message)
+        yield ReplyDone(message)
+
+    async def _stream_summary(
+        self, request: ModelRequest, signal: AbortSignal
+    ) -> AsyncIterator[StreamEvent]:
+        """A summary for compaction, at the same pace as any answer (so it can be
+        interrupted like one)."""
+        text = summary_reply(request)
+        pacer = _Pacer(self.chars_per_second, signal)
+        for piece in split_pieces(text):
+            await pacer.advance(len(piece))
+            yield TextChunk(piece)
+        signal.raise_if_aborted()
+        message = AssistantMessage(text=text, model=self.model)
         message.usage = estimate_usage(request, message)
         yield ReplyDone(message)
 

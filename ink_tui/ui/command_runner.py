@@ -112,6 +112,20 @@ class CommandRunner:
         files = find_context_files(self.app.workspace, config_dir)
         self.say(render_context_report(files, self.app.workspace))
 
+    def do_compact(self, argument: str) -> None:
+        controller = self.app.controller
+        if controller is None:
+            return
+        if controller.state == "running":
+            # Compaction changes the history the run is using: it waits for idle.
+            self.say(
+                "/compact waits for an idle moment: interrupt the run or let it finish "
+                "(a long run compacts by itself when the context fills up)."
+            )
+            self.app.prompt.restore(f"/compact {argument}".rstrip())
+            return
+        controller.compact(argument)
+
     def do_copy(self, _: str) -> None:
         controller = self.app.controller
         history = controller.history if controller is not None else []

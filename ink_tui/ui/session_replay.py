@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from ink_tui.core.tool_api import ToolResult
 from ink_tui.session.entries import (
     AssistantEntry,
+    CompactionEntry,
     Entry,
     ErrorEntry,
     InterruptEntry,
@@ -43,6 +44,10 @@ def replay(transcript: Transcript, entries: Iterable[Entry]) -> None:
             transcript.add_notice("Interrupted.", "warning")
         elif isinstance(entry, ErrorEntry):
             transcript.add_notice(f"Run failed: {entry.text}", "error")
+        elif isinstance(entry, CompactionEntry):
+            transcript.add_compaction(
+                entry.summary, entry.tokens_before, entry.tokens_after, entry.reason
+            )
         elif isinstance(entry, ModelChangeEntry):
             transcript.add_notice(f"Model changed to {entry.model}.")
     transcript.flush_now()

@@ -59,6 +59,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
         True,
     ),
     SlashCommand("context", "Show what fills the model's context", "/context", False),
+    SlashCommand(
+        "compact",
+        "Summarise the older conversation to free context (optional: what to keep)",
+        "/compact [instructions]",
+        True,
+    ),
     SlashCommand("copy", "Copy the last answer to the clipboard", "/copy", False),
     SlashCommand("clear", "Clear the screen (the session keeps its history)", "/clear", False),
     SlashCommand(

@@ -15,6 +15,8 @@ from textual.widgets import Static
 
 from ink_tui.control.bus import EventBus
 from ink_tui.core.events import (
+    CompactionEnd,
+    CompactionStart,
     Event,
     Notice,
     RunEnd,
@@ -93,6 +95,10 @@ class ActivityPanel(Static):
             self._ticker.pause()
         elif isinstance(event, TurnStart):
             self._set_phase("waiting for the model")
+        elif isinstance(event, CompactionStart):
+            self._set_phase("compacting the conversation…")
+        elif isinstance(event, CompactionEnd):
+            self._set_phase("waiting for the model" if event.done else self.phase)
         elif isinstance(event, ThinkingDelta | TextDelta):
             # Deltas come by the thousand: repaint only when the phase changes; the
             # ticker keeps the elapsed time moving.

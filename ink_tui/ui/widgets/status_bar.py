@@ -1,4 +1,10 @@
-"""The bottom line: model, run state, elapsed time, tokens, background jobs, workspace."""
+"""The bottom line: model, run state, elapsed time, tokens, context fill, background jobs,
+workspace.
+
+The context fill ("ctx 41.2k/128k 32%") is the last request's size as the provider
+reported it (input plus output tokens), or the estimate after a compaction, over the
+model's context window; without a known window only the tokens show.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +14,26 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ink_tui.control.bus import EventBus
-from ink_tui.core.events import Event, JobsUpdate, MessageEnd, RunStart, StateChange
+from ink_tui.core.events import (
+    ContextUsage,
+    Event,
+    JobsUpdate,
+    MessageEnd,
+    RunStart,
+    StateChange,
+)
 from ink_tui.ui import clock
 
 
 def _tokens(n: int) -> str:
     return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def _window(n: int) -> str:
+    """A window's size, short: 128k, 1M, 40.96k."""
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.3g}M"
+    return f"{n / 1000:.4g}k" if n >= 1000 else str(n)
 
 
 def _short_path(path: Path) -> str:
@@ -48,6 +68,9 @@ class StatusBar(Static):
         self.tokens_out = 0
         # Processes finished commands left running (`JobsUpdate`); shown only when > 0.
         self.jobs = 0
+        # The context's fill: tokens of the last request, and the window (None: unknown).
+        self.context_tokens: int | None = None
+        self.context_window: int | None = None
         self._unsubscribe = lambda: None
 
     def set_model(self, label: str, is_demo: bool) -> None:
@@ -80,9 +103,22 @@ class StatusBar(Static):
             self.tokens_out += event.message.usage.output_tokens
         elif isinstance(event, JobsUpdate):
             self.jobs = len(event.jobs)
+        elif isinstance(event, ContextUsage):
+            self.context_tokens = event.tokens
+            self.context_window = event.context_window
         else:
             return
         self._paint()
+
+    def context_label(self) -> str:
+        """ "ctx 41.2k/128k 32%", "ctx 41.2k" without a known window, "" before any reply."""
+        if self.context_tokens is None:
+            return ""
+        used = _tokens(self.context_tokens)
+        if not self.context_window:
+            return f"ctx {used}"
+        share = round(100 * self.context_tokens / self.context_window)
+        return f"ctx {used}/{_window(self.context_window)} {share}%"
 
     def _tick(self) -> None:
         self._paint()
@@ -104,6 +140,12 @@ class StatusBar(Static):
         text.append("  ·  ")
         text.append(f"↑{_tokens(self.tokens_in)} ↓{_tokens(self.tokens_out)}")
         text.append("  ·  ")
+        context = self.context_label()
+        if context:
+            share = (self.context_tokens or 0) / self.context_window if self.context_window else 0
+            style = "bold red" if share >= 0.8 else "yellow" if share >= 0.6 else ""
+            text.append(context, style=style)
+            text.append("  ·  ")
         if self.jobs:
             text.append(f"{self.jobs} job{'s' if self.jobs != 1 else ''}", style="bold yellow")
             text.append("  ·  ")

@@ -36,6 +36,7 @@ from ink_tui.core.messages import ToolCall, UserKind
 from ink_tui.core.tool_api import ToolResult
 from ink_tui.ui.blocks.answer_block import AnswerBlock
 from ink_tui.ui.blocks.block import Block, Look
+from ink_tui.ui.blocks.compaction_block import CompactionBlock
 from ink_tui.ui.blocks.notice_block import NoticeBlock
 from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
@@ -55,6 +56,8 @@ SPINNER_INTERVAL_S = 0.1
 
 BlockT = TypeVar("BlockT", bound=Block)
 StreamingBlock = AnswerBlock | ThinkingBlock
+# What the cursor walks and Enter, a click or Ctrl+O fold: tool calls, compaction markers.
+Foldable = ToolBlock | CompactionBlock
 
 
 class Transcript(ScrollView, can_focus=True):
@@ -97,7 +100,7 @@ class Transcript(ScrollView, can_focus=True):
         self._spinner: Timer | None = None
         self._following = True
         self._marker = False
-        self._cursor: ToolBlock | None = None
+        self._cursor: Foldable | None = None
         self._colours = TranscriptLook(self)
 
     def on_mount(self) -> None:
@@ -183,6 +186,12 @@ class Transcript(ScrollView, can_focus=True):
     def add_notice(self, text: str, level: NoticeLevel = "info") -> NoticeBlock:
         return self._add(NoticeBlock(text, level))
 
+    def add_compaction(
+        self, summary: str, tokens_before: int = 0, tokens_after: int = 0, reason: str = ""
+    ) -> CompactionBlock:
+        self.end_answer()
+        return self._add(CompactionBlock(summary, tokens_before, tokens_after, reason))
+
     # -- what is shown -----------------------------------------------------------------
 
     @property
@@ -233,14 +242,17 @@ class Transcript(ScrollView, can_focus=True):
 
     def toggle_all_folds(self) -> None:
         """Expand every fold if any is collapsed, else collapse them all."""
-        foldable = [block for block in self.blocks_of(ToolBlock) if block.foldable]
+        foldable = [block for block in self._foldables() if block.foldable]
         expand = any(block.collapsed for block in foldable)
         for block in foldable:
             if block.expanded != expand:
                 block.set_expanded(expand)
                 self._changed(block)
 
-    def toggle_fold(self, block: ToolBlock) -> None:
+    def _foldables(self) -> list[Foldable]:
+        return [block for block in self._lines if isinstance(block, Foldable)]
+
+    def toggle_fold(self, block: Foldable) -> None:
         block.toggle_fold()
         self._changed(block)
 
@@ -262,12 +274,12 @@ class Transcript(ScrollView, can_focus=True):
     # -- keyboard cursor over the tool calls ---------------------------------------------
 
     @property
-    def cursor(self) -> ToolBlock | None:
+    def cursor(self) -> Foldable | None:
         return self._cursor
 
     def on_focus(self) -> None:
         if self._cursor is None:
-            tools = self.blocks_of(ToolBlock)
+            tools = self._foldables()
             foldable = [block for block in tools if block.foldable]
             candidates = foldable or tools
             self._move_cursor(candidates[-1] if candidates else None, highlight=True)
@@ -281,7 +293,7 @@ class Transcript(ScrollView, can_focus=True):
             self._changed(self._cursor)
 
     def action_cursor(self, step: int) -> None:
-        tools = self.blocks_of(ToolBlock)
+        tools = self._foldables()
         if not tools:
             # Nothing to point at: the arrows scroll, as in any scrolling view.
             self.scroll_relative(y=step, animate=False)
@@ -296,7 +308,7 @@ class Transcript(ScrollView, can_focus=True):
         if self._cursor is not None:
             self.toggle_fold(self._cursor)
 
-    def _move_cursor(self, block: ToolBlock | None, highlight: bool | None = None) -> None:
+    def _move_cursor(self, block: Foldable | None, highlight: bool | None = None) -> None:
         if self._cursor is not None:
             self._cursor.set_highlighted(False)
             self._changed(self._cursor)
@@ -323,7 +335,7 @@ class Transcript(ScrollView, can_focus=True):
             self.follow()
             return
         found = self._lines.block_at(round(self.scroll_y) + offset.y)
-        if found is not None and isinstance(found[0], ToolBlock):
+        if found is not None and isinstance(found[0], Foldable):
             event.stop()
             block = found[0]
             self._move_cursor(block)

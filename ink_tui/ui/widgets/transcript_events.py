@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ink_tui.core.events import (
+    CompactionEnd,
     Event,
     MessageEnd,
     Notice,
@@ -50,6 +51,12 @@ def show_event(transcript: Transcript, event: Event) -> None:
             transcript.add_tool(event.call, concurrent=False)
         # A no-op when tool_settled already showed this result.
         transcript.tool_finished(event.call.id, event.result, event.duration_s)
+    elif isinstance(event, CompactionEnd):
+        # An aborted or failed one changed nothing; the run's end or error says so.
+        if event.done:
+            transcript.add_compaction(
+                event.summary, event.tokens_before, event.tokens_after, event.reason
+            )
     elif isinstance(event, Notice):
         # "Interrupting…" is a passing state, not history; RunEnd records the outcome.
         if event.kind != "interrupting":
