@@ -271,3 +271,27 @@ async def test_usage_is_reported_as_context_fill(server: ScriptedServer, workspa
     assert not recorder.of("compaction_start")
     assert not [e for e in recorder.events if isinstance(e, CompactionEnd)]
     await controller.aclose()
+
+
+async def test_programs_see_compaction_start_and_end(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    from ink_tui.control.public_events import PublicProjection, history_dict
+
+    controller, _ = setup(server, workspace)
+    projection = PublicProjection("s1")
+    public: list[dict[str, Any]] = []
+    controller.bus.subscribe(lambda event: public.extend(projection.project(event)))
+    server.push(reply("First answer.", prompt_tokens=900))
+    controller.submit("first task")
+    await finish(controller)
+    server.push(reply("the summary"), reply("Second answer."))
+    controller.submit("second task")
+    await finish(controller)
+
+    [start] = [e for e in public if e["type"] == "compaction_start"]
+    [end] = [e for e in public if e["type"] == "compaction_end"]
+    assert (start["reason"], start["context_window"]) == ("threshold", 1000)
+    assert end["done"] and end["summary"] == "the summary" and (end["first"], end["end"]) == (0, 2)
+    assert history_dict(controller.history[0])["kind"] == "summary"
+    await controller.aclose()

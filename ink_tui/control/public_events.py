@@ -22,6 +22,7 @@ it belongs to (None between runs). The names follow the seed (pi's runtime event
 | server_waiting                 | same (the server has been silent N s; `over` when bytes flow) |
 | jobs_update                    | same (processes commands left running) |
 | approval_request / _resolved   | same (a call waits for the user's yes; the answer) |
+| compaction_start / _end        | same (older conversation summarised to fit the window) |
 | error                          | the "run failed" notice        |
 | extension_error                | a failed extension handler (its notice follows) |
 | notice                         | every other notice             |
@@ -45,6 +46,8 @@ from typing import Any
 from ink_tui.core.events import (
     ApprovalRequest,
     ApprovalResolved,
+    CompactionEnd,
+    CompactionStart,
     Event,
     InputRestored,
     JobsUpdate,
@@ -69,6 +72,7 @@ from ink_tui.core.events import (
 from ink_tui.core.messages import (
     AssistantMessage,
     Message,
+    SummaryMessage,
     ToolCall,
     ToolResultMessage,
     Usage,
@@ -103,6 +107,8 @@ PUBLIC_EVENT_TYPES = (
     "jobs_update",
     "approval_request",
     "approval_resolved",
+    "compaction_start",
+    "compaction_end",
     "error",
     "extension_error",
     "notice",
@@ -155,6 +161,9 @@ def history_dict(message: Message) -> dict[str, Any]:
             if message.source is not None:
                 user["source"] = message.source
                 user["custom_type"] = message.custom_type
+            if isinstance(message, SummaryMessage):
+                # The summary a compaction put in place of the older messages.
+                user["kind"] = "summary"
             return user
         case AssistantMessage():
             return message_dict(message)
@@ -330,6 +339,26 @@ class PublicProjection:
                     decision=event.decision,
                     reason=text(event.reason) if event.reason else None,
                     by=event.by,
+                )
+            case CompactionStart():
+                emit(
+                    "compaction_start",
+                    reason=event.reason,
+                    tokens_before=event.tokens_before,
+                    context_window=event.context_window,
+                )
+            case CompactionEnd():
+                emit(
+                    "compaction_end",
+                    reason=event.reason,
+                    done=event.done,
+                    aborted=event.aborted,
+                    error=text(event.error) if event.error else None,
+                    tokens_before=event.tokens_before,
+                    tokens_after=event.tokens_after,
+                    summary=text(event.summary),
+                    first=event.first,
+                    end=event.end,
                 )
             case Notice(kind="retry"):
                 data = event.data
