@@ -32,6 +32,7 @@ from ink_tui.session.store_paths import session_file_name, workspace_dir
 from ink_tui.tools import default_tools
 from ink_tui.tools.read import ReadTool
 from ink_tui.ui.app import InkApp
+from ink_tui.ui.blocks.compaction_block import CompactionBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.startup import SessionPlan
 from ink_tui.ui.widgets.queue_row import EntryEditor, EntryText, QueueRow
@@ -39,10 +40,13 @@ from ink_tui.ui.widgets.transcript import Transcript
 from tests.run_helpers import wait_gate
 from tests.scripted_server import (
     Gate,
+    Reply,
     ScriptedServer,
+    chunk,
     error_reply,
     text_reply,
     tool_reply,
+    usage_chunk,
 )
 from tests.ui_helpers import make_app, type_text, wait_until
 
@@ -333,6 +337,57 @@ async def _too_small(pilot: Pilot, _: list[Any]) -> None:
     await pilot.pause(0.1)
 
 
+COMPACT_SUMMARY = """## Goal
+- Explain acme-shop, then add a 10 % discount to `total()` without changing its API.
+
+## Decisions
+- `total()` sums `price * qty` as `Decimal`; tests run with `pytest -q`.
+
+## Files
+- src/shop/cart.py: `total()`, `add()`; the discount goes here
+- tests/test_cart.py: one test of the total
+
+## Open work
+- Add the discount and a test for it."""
+
+
+def _usage_reply(text: str, prompt_tokens: int) -> Reply:
+    """An answer whose reported usage says how full the context was."""
+    return Reply(
+        [
+            chunk({"role": "assistant", "content": ""}),
+            chunk({"content": text}),
+            chunk({}, finish="stop"),
+            usage_chunk(prompt_tokens, 200),
+            "data: [DONE]\n\n",
+        ]
+    )
+
+
+def _compaction_script(server: ScriptedServer) -> list[Any]:
+    server.push(
+        _usage_reply("**acme-shop** is a small order service; `total()` is in cart.py.", 27_000),
+        _usage_reply(COMPACT_SUMMARY, 2_000),
+        _usage_reply("Done: `total()` now takes `discount` and the tests pass.", 6_000),
+    )
+    return []
+
+
+async def _compaction(pilot: Pilot, _: list[Any]) -> None:
+    app = app_of(pilot)
+    await wait_until(pilot, lambda: app.controller is not None)
+    assert app.controller is not None
+    app.controller.provider.context_window = 32_000  # type: ignore[attr-defined]
+    await submit(pilot, "what does this project do?")
+    await settle(pilot)
+    await submit(pilot, "add a 10 % discount to total()")
+    await settle(pilot)
+    transcript = _transcript(pilot)
+    [marker] = transcript.blocks_of(CompactionBlock)
+    transcript.toggle_fold(marker)
+    await pilot.pause(0.1)
+
+
 SCENES = [
     Scene("idle", "Idle, after an answer", (100, 32), _idle_script, _idle),
     Scene("streaming", "Streaming an answer", (100, 32), _streaming_script, _streaming),
@@ -357,6 +412,13 @@ SCENES = [
         (100, 32),
         _idle_script,
         _palette,
+    ),
+    Scene(
+        "compaction",
+        "The conversation compacted: the marker unfolded to its summary",
+        (100, 32),
+        _compaction_script,
+        _compaction,
     ),
     Scene(
         "session-picker",
