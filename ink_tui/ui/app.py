@@ -456,12 +456,6 @@ class InkApp(App[None]):
         if self.controller is not None:
             self.controller.answer_approval(message.request_id, message.decision, message.reason)
 
-    @on(ApprovalQuestion.LeaveToInput)
-    def _approval_left(self, message: ApprovalQuestion.LeaveToInput) -> None:
-        self.prompt.focus()
-        if message.key:
-            self.prompt.insert(message.key)
-
     def action_focus_next(self) -> None:
         # Tab in the input goes to an open approval question first.
         question = self.query_one(ApprovalQuestion)
