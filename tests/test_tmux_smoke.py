@@ -93,8 +93,13 @@ def test_submit_steer_follow_up_and_interrupt_in_a_real_terminal(tmux: Tmux) -> 
     tmux.keys("Enter")
     tmux.wait_for("offline demo model")
 
-    # Steer while it works: Enter queues a steer that the next reply quotes.
+    # The shell command asks first (the default approval policy): y allows it once.
     tmux.wait_for("sleeps for 2 seconds")
+    tmux.wait_for("[y] allow once")
+    tmux.keys("y")
+    # What is typed right after the answer goes to the input, whole and in order.
+
+    # Steer while it works: Enter queues a steer that the next reply quotes.
     tmux.type("mind the tests")
     tmux.keys("Enter")
     # Follow-up with Alt+Enter (tmux sends ESC CR).

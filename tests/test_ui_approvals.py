@@ -210,3 +210,16 @@ def _edit_args() -> dict:
 def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+async def test_keys_typed_right_after_an_answer_reach_the_input(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    server.push(tool_reply([("bash", {"command": "sleep 1"})]), text_reply("done"))
+    app, _ = make_app(server, workspace, settings=ASK)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await start(pilot, "wait")
+        await pilot.press("y", "m", "i", "n", "d")
+        await pilot.pause()
+        assert app.prompt.text == "mind"
+        await settled(pilot)

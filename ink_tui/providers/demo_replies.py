@@ -186,8 +186,10 @@ def bash_reply(found: Findings) -> DemoReply:
         pattern, hits = found.search
         text = f"Found {_plural(hits, 'match', 'matches')} for `{pattern}`.\n\n"
     text += (
-        "Last, a shell command that counts the files. It sleeps for 2 seconds on purpose: "
-        "type a message and press **Enter** now to steer me, or press **Ctrl+C** to interrupt."
+        "Last, a shell command that counts the files. ink asks you before any command runs "
+        "(approval policy `ask`): press **y** to allow it once or **n** to deny it. "
+        "It sleeps for 2 seconds on purpose: type a message and press **Enter** now to "
+        "steer me, or press **Ctrl+C** to interrupt."
     )
     call = PlannedCall("bash", {"command": BASH_COMMAND, "timeout": 30})
     return DemoReply(text, "Count the files with a slow, harmless command.", [call])

@@ -108,13 +108,6 @@ class ApprovalQuestion(Vertical, can_focus=True):
         decision: str
         reason: str | None = None
 
-    class LeaveToInput(Message):
-        """Focus goes back to the input; `key` is a character to type there."""
-
-        def __init__(self, key: str | None = None) -> None:
-            super().__init__()
-            self.key = key
-
     BINDINGS: ClassVar = []
 
     def __init__(self, bus: EventBus) -> None:
@@ -184,7 +177,17 @@ class ApprovalQuestion(Vertical, can_focus=True):
         self.request = None
         self.remove_class("-open", "-reason")
         if had_focus:
-            self.post_message(self.LeaveToInput())
+            self.to_input()
+
+    def to_input(self, key: str | None = None) -> None:
+        """Focus the input (and type `key` there) at once, not by a message: keys that
+        arrive meanwhile must land in the input, in order."""
+        prompt = self._prompt()
+        if prompt is None:
+            return
+        prompt.focus()
+        if key:
+            prompt.insert(key)
 
     def _prompt(self):  # type: ignore[no-untyped-def]
         from ink_tui.ui.widgets.prompt_input import PromptInput
@@ -204,6 +207,8 @@ class ApprovalQuestion(Vertical, can_focus=True):
             self.query_one("#approval-reason", Input).focus()
             return
         reason = self.query_one("#approval-reason", Input).value if decision == "deny" else None
+        # Focus moves now: what the user types next belongs to the input.
+        self.to_input()
         self.post_message(self.Answered(self.request.request_id, decision, reason))
 
     def _paint_current(self) -> None:
@@ -223,6 +228,11 @@ class ApprovalQuestion(Vertical, can_focus=True):
 
     def on_key(self, event: events.Key) -> None:
         if self.request is None:
+            # Answered a moment ago and focus has not moved yet: the key is the input's.
+            if event.is_printable and event.character:
+                event.stop()
+                event.prevent_default()
+                self.to_input(event.character)
             return
         reason_box = self.query_one("#approval-reason", Input)
         if reason_box.has_focus:
@@ -248,10 +258,10 @@ class ApprovalQuestion(Vertical, can_focus=True):
         elif key == "enter":
             self.choose(self.decisions[self.current])
         elif key in ("escape", "tab", "shift+tab"):
-            self.post_message(self.LeaveToInput())
+            self.to_input()
         elif event.is_printable and event.character:
             # Typing goes on in the input: a steer typed now must not be lost or answer.
-            self.post_message(self.LeaveToInput(event.character))
+            self.to_input(event.character)
         else:
             return
         event.stop()
