@@ -364,6 +364,36 @@ def _usage_reply(text: str, prompt_tokens: int) -> Reply:
     )
 
 
+def _approval_script(server: ScriptedServer) -> list[Any]:
+    edit = {
+        "old_text": "    return sum((i.price * i.qty for i in items), Decimal(0))",
+        "new_text": (
+            "    subtotal = sum((i.price * i.qty for i in items), Decimal(0))\n"
+            '    return subtotal.quantize(Decimal("0.01"))'
+        ),
+    }
+    server.push(
+        tool_reply(
+            [("edit", {"path": "src/shop/cart.py", "edits": [edit]})],
+            text="I'll round the total to cents.",
+        )
+    )
+    return []
+
+
+async def _approval(pilot: Pilot, _: list[Any]) -> None:
+    from ink_tui.ui.widgets.approval_question import ApprovalQuestion
+
+    app = app_of(pilot)
+    await wait_until(pilot, lambda: app.controller is not None)
+    assert app.controller is not None
+    app.controller.approvals.set_policy("ask")  # the app's default; test apps use auto
+    await submit(pilot, "round the total to cents")
+    question = app.query_one(ApprovalQuestion)
+    await wait_until(pilot, lambda: question.is_open, what="the approval question")
+    await pilot.pause(0.2)
+
+
 def _compaction_script(server: ScriptedServer) -> list[Any]:
     server.push(
         _usage_reply("**acme-shop** is a small order service; `total()` is in cart.py.", 27_000),
@@ -412,6 +442,13 @@ SCENES = [
         (100, 32),
         _idle_script,
         _palette,
+    ),
+    Scene(
+        "approval",
+        "An approval question: an edit with its diff, waiting for y / s / a / n",
+        (100, 32),
+        _approval_script,
+        _approval,
     ),
     Scene(
         "compaction",
