@@ -52,6 +52,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -190,6 +191,11 @@ class InkServe:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
         raise RuntimeError("no VmHWM in /proc/<pid>/status")
+
+    def cpu_s(self) -> float:
+        """The server's CPU time so far (user + system), in seconds."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def close(self) -> None:
         """Ctrl+C (so that a profile is written), then wait for exit status 130."""
@@ -359,9 +365,9 @@ async def measure_latency(
             await server.started()
             idle_rss = server.peak_rss_mib()
             async with server.client() as client:
-                started = time.monotonic()
+                started, cpu = time.monotonic(), server.cpu_s()
                 readers = await _run_sessions(client, sessions)
-                wall = time.monotonic() - started
+                wall, cpu = time.monotonic() - started, server.cpu_s() - cpu
             peak_rss = server.peak_rss_mib()
         finally:
             server.close()
@@ -380,6 +386,7 @@ async def measure_latency(
         "idle_rss_mib": idle_rss,
         "peak_rss_mib": peak_rss,
         "wall_s": wall,
+        "server_cpu_share": cpu / wall,
     }
 
 
