@@ -3,7 +3,8 @@ workspace.
 
 The context fill ("ctx 41.2k/128k 32%") is the last request's size as the provider
 reported it (input plus output tokens), or the estimate after a compaction, over the
-model's context window; without a known window only the tokens show.
+model's context window; it shows only when the window is known (config, or a default
+for the model's name): a bare count says nothing about how close the limit is.
 """
 
 from __future__ import annotations
@@ -111,12 +112,10 @@ class StatusBar(Static):
         self._paint()
 
     def context_label(self) -> str:
-        """ "ctx 41.2k/128k 32%", "ctx 41.2k" without a known window, "" before any reply."""
-        if self.context_tokens is None:
+        """ "ctx 41.2k/128k 32%"; "" before any reply or without a known window."""
+        if self.context_tokens is None or not self.context_window:
             return ""
         used = _tokens(self.context_tokens)
-        if not self.context_window:
-            return f"ctx {used}"
         share = round(100 * self.context_tokens / self.context_window)
         return f"ctx {used}/{_window(self.context_window)} {share}%"
 
