@@ -21,7 +21,7 @@ import contextlib
 import socket
 import ssl
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 import httpcore
 import httpx
@@ -42,8 +42,8 @@ class _Protocol(asyncio.Protocol):
         self._drained: asyncio.Future[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        # Not checked with isinstance: uvloop's transports are not `asyncio.Transport`s.
+        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         self.parts.append(data)
@@ -90,7 +90,11 @@ class LeanStream(httpcore.AsyncNetworkStream):
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
         protocol = self._protocol
-        if not protocol.parts and not protocol.eof:
+        if protocol.parts:
+            # Bytes already here: still let the other tasks run first, as anyio does, so
+            # that the body's reader hands over what one read brought before the next.
+            await asyncio.sleep(0)
+        elif not protocol.eof:
             loop = asyncio.get_running_loop()
             waiter = protocol.waiter = loop.create_future()
             timer = None if timeout is None else loop.call_later(timeout, _time_out, waiter)
@@ -155,7 +159,6 @@ class LeanStream(httpcore.AsyncNetworkStream):
             raise httpcore.ConnectError(str(exc)) from exc
         if transport is None:
             raise httpcore.ConnectError("the connection closed while starting TLS")
-        assert isinstance(transport, asyncio.Transport)
         self._protocol.transport = transport
         return LeanStream(transport, self._protocol)
 
