@@ -298,3 +298,35 @@ def test_a_prefix_rule_never_matches_a_compound_command() -> None:
     assert not rule.matches("bash", {"command": "pytest; rm -rf ~"})
     assert not rule.matches("bash", {"command": "pytest-watch"})
     assert not rule.matches("edit", {"path": "x"})
+
+
+async def test_rpc_approve_answers_once_and_rpc_defaults_to_auto(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    import os
+
+    from ink_tui.rpc_client import RpcClient, RpcError
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("INK_", "OPENAI_"))}
+    env.update(XDG_DATA_HOME=str(tmp_path / "data"), XDG_CONFIG_HOME=str(tmp_path / "config"))
+    model = ["--base-url", server.base_url, "--model", "m", "--api-key", "k"]
+    server.push(tool_reply([("bash", {"command": "touch auto"})]), text_reply("ok"))
+    async with RpcClient.spawn(model, cwd=workspace, env=env) as ink:
+        await ink.command("prompt", message="go")
+        await ink.wait_settled()
+        assert (await ink.command("get_state"))["approval"] == "auto"
+    assert (workspace / "auto").exists()
+
+    server.push(tool_reply([("bash", {"command": "touch asked"})]), text_reply("ok"))
+    async with RpcClient.spawn([*model, "--approval", "ask"], cwd=workspace, env=env) as ink:
+        await ink.command("prompt", message="go")
+        asked = await ink.wait_for(lambda e: e["type"] == "approval_request")
+        assert asked["arguments"] == {"command": "touch asked"} and asked["rule"] == "bash:touch"
+        answer = {"request_id": asked["request_id"], "decision": "allow"}
+        assert await ink.command("approve", **answer) == answer
+        with pytest.raises(RpcError, match="already answered"):
+            await ink.command("approve", request_id=asked["request_id"], decision="deny")
+        await ink.wait_settled()
+        resolved = [e for e in ink.seen if e["type"] == "approval_resolved"]
+        assert [(e["decision"], e["by"]) for e in resolved] == [("allow", "user")]
+    assert (workspace / "asked").exists()
