@@ -197,6 +197,13 @@ class InkServe:
         fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def runqueue_s(self) -> float:
+        """Time the server's threads were runnable but waited for a CPU (schedstat)."""
+        total = 0
+        for task in Path(f"/proc/{self.proc.pid}/task").iterdir():
+            total += int((task / "schedstat").read_text().split()[1])
+        return total / 1e9
+
     def close(self) -> None:
         """Ctrl+C (so that a profile is written), then wait for exit status 130."""
         if self.proc.poll() is None:
@@ -365,9 +372,10 @@ async def measure_latency(
             await server.started()
             idle_rss = server.peak_rss_mib()
             async with server.client() as client:
-                started, cpu = time.monotonic(), server.cpu_s()
+                started, cpu, waited = time.monotonic(), server.cpu_s(), server.runqueue_s()
                 readers = await _run_sessions(client, sessions)
                 wall, cpu = time.monotonic() - started, server.cpu_s() - cpu
+                waited = server.runqueue_s() - waited
             peak_rss = server.peak_rss_mib()
         finally:
             server.close()
@@ -387,6 +395,9 @@ async def measure_latency(
         "peak_rss_mib": peak_rss,
         "wall_s": wall,
         "server_cpu_share": cpu / wall,
+        # A share of the wall time the server was ready to run but had no CPU (the other
+        # processes of the benchmark, and whatever else runs on the machine).
+        "server_runqueue_share": waited / wall,
     }
 
 
