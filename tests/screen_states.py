@@ -494,5 +494,10 @@ def build(scene: Scene, server: ScriptedServer) -> tuple[InkApp, Callable[[Pilot
     async def run_before(pilot: Pilot) -> None:
         await pilot.pause(0.1)
         await scene.run(pilot, held)
+        # A blinking caret is drawn or not depending on the instant of the picture:
+        # hold it steady (shown), so the same screen always makes the same SVG.
+        for editor in pilot.app.query("TextArea, Input"):
+            editor.cursor_blink = False  # type: ignore[attr-defined]
+        await pilot.pause()
 
     return app, run_before
