@@ -6,7 +6,8 @@ scope, a timer for the read timeout, and a pause and a resume of the transport (
 `epoll_ctl` calls): more than the rest of the read. `LeanBackend` implements httpcore's
 documented network-backend interface on a plain asyncio protocol instead: the socket is
 read whenever data comes (paused only when `HIGH_WATER` bytes wait unread), and a read
-takes whatever has arrived, waiting on one future when nothing has.
+takes what has arrived (whole pieces, about `max_bytes`), waiting on one future when
+nothing has.
 
 Only `http://` servers (a model on this machine or the local network, where events come
 fastest) get it; `https://` keeps httpx's own transport, whose TLS handling is tried and
@@ -27,7 +28,7 @@ import httpcore
 import httpx
 
 # Unread bytes at which the socket stops being read (TCP then holds the server back).
-HIGH_WATER = 1024 * 1024
+HIGH_WATER = 256 * 1024
 
 
 class _Protocol(asyncio.Protocol):
@@ -111,12 +112,17 @@ class LeanStream(httpcore.AsyncNetworkStream):
             if protocol.error is not None:
                 raise httpcore.ReadError(str(protocol.error)) from protocol.error
             return b""  # the server closed the connection
-        data = parts[0] if len(parts) == 1 else b"".join(parts)
-        parts.clear()
-        if len(data) > max_bytes:
-            parts.append(data[max_bytes:])
-            data = data[:max_bytes]
-        protocol.size = len(parts[0]) if parts else 0
+        # Whole pieces as they came, up to `max_bytes`: what stays is never copied again.
+        taken = 0
+        count = 0
+        for part in parts:
+            if taken + len(part) > max_bytes and count:
+                break
+            taken += len(part)
+            count += 1
+        data = parts[0] if count == 1 else b"".join(parts[:count])
+        del parts[:count]
+        protocol.size -= len(data)
         if protocol.paused and protocol.size < HIGH_WATER // 2:
             protocol.paused = False
             self._transport.resume_reading()
