@@ -273,9 +273,12 @@ def measure_each(root: str, size: int, rate: int, profile: Path | None) -> Sampl
     sent = len(deltas(make_answer(size)))
     first = last_record(root, "first_byte", path)
     last = last_record(root, "last_byte", path)
+    groups = last_record(root, "groups", path)
     offered = None
+    seconds = None
     if first is not None and last is not None and last["t"] > first["t"]:
-        offered = sent / (last["t"] - first["t"])
+        seconds = last["t"] - first["t"]
+        offered = sent / seconds
     return {
         "events_per_s": events_per_s,
         "events": events,
@@ -284,6 +287,9 @@ def measure_each(root: str, size: int, rate: int, profile: Path | None) -> Sampl
         "size": size,
         "rate": rate,
         "offered_per_s": offered,
+        # How many times the server woke and wrote, and the share of a core it took.
+        "server_groups": None if groups is None else groups["count"],
+        "server_cpu_share": None if groups is None or not seconds else groups["cpu_s"] / seconds,
     }
 
 
