@@ -19,15 +19,36 @@ config (an unknown theme, a bad `max_iterations`) stay warnings: the run can go 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from ink_tui.session.config import Config
+from ink_tui.session.config_files import FileLayer
+from ink_tui.session.config_layers import ProviderConfig
+from ink_tui.session.model_choice import ModelChoice
 
 EXIT_MODEL_UNUSABLE = 2
 
 
-def find_model_errors(config: Config, notes: list[str]) -> list[str]:
+class ModelSetup(Protocol):
+    """What this module reads of a `config.Config`: that module imports this one (its
+    `model_errors` are found here), so the dependency is named by shape, not by import."""
+
+    @property
+    def model(self) -> ModelChoice: ...
+
+    @property
+    def files(self) -> Sequence[FileLayer]: ...
+
+    @property
+    def providers(self) -> Mapping[str, ProviderConfig]: ...
+
+    @property
+    def model_errors(self) -> Sequence[str]: ...
+
+    def model_sources(self) -> list[str]: ...
+
+
+def find_model_errors(config: ModelSetup, notes: list[str]) -> list[str]:
     """Why the configured model cannot be used; [] when it can (or nothing is configured).
 
     `notes` are the problems met while resolving the model choice; any of them is fatal.
@@ -56,7 +77,7 @@ def find_model_errors(config: Config, notes: list[str]) -> list[str]:
     return errors
 
 
-def render_model_errors(config: Config) -> list[str]:
+def render_model_errors(config: ModelSetup) -> list[str]:
     """The lines to print (without the "ink: " prefix) when `config.model_errors`."""
     configured = ", ".join(config.model_sources()) or "the configuration"
     lines = [f"the model you configured cannot be used (configured by: {configured}):"]
