@@ -14,7 +14,8 @@ from ink_tui.core.events import CompactionEnd
 from ink_tui.core.messages import SummaryMessage, UserMessage
 from ink_tui.session.entries import CompactionEntry
 from ink_tui.session.session_reader import load_session
-from ink_tui.session.session_writer import SessionRecorder, SessionWriter
+from ink_tui.session.session_recorder import SessionRecorder
+from ink_tui.session.session_writer import SessionWriter
 from tests.run_helpers import make_controller, wait_gate, wait_requests
 from tests.scripted_server import (
     Gate,

@@ -40,7 +40,8 @@ from ink_tui.core.tool_api import ToolResult
 from ink_tui.session import session_writer
 from ink_tui.session.entries import SessionHeader, ToolResultEntry
 from ink_tui.session.session_reader import load_session
-from ink_tui.session.session_writer import SessionRecorder, SessionWriteError, SessionWriter
+from ink_tui.session.session_recorder import SessionRecorder
+from ink_tui.session.session_writer import SessionWriteError, SessionWriter
 from ink_tui.session.store_paths import utc_now
 
 REPO = Path(__file__).resolve().parents[1]

@@ -17,7 +17,8 @@ from ink_tui.session.input_history_store import InputHistoryStore
 from ink_tui.session.model_config import resolve_model_config
 from ink_tui.session.pending_input import PendingEntry, PendingInputStore
 from ink_tui.session.session_reader import load_session
-from ink_tui.session.session_writer import SessionRecorder, SessionWriter
+from ink_tui.session.session_recorder import SessionRecorder
+from ink_tui.session.session_writer import SessionWriter
 from ink_tui.tools import default_tools
 from tests.run_helpers import Recorder, make_controller
 from tests.scripted_server import Gate, ScriptedServer, text_reply, tool_reply

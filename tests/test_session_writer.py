@@ -48,7 +48,8 @@ from ink_tui.session.entries import (
     UserEntry,
 )
 from ink_tui.session.session_reader import load_session
-from ink_tui.session.session_writer import SessionRecorder, SessionWriter
+from ink_tui.session.session_recorder import SessionRecorder
+from ink_tui.session.session_writer import SessionWriter
 from ink_tui.session.store_paths import workspace_dir
 
 

@@ -11,12 +11,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal, Protocol
 
 from ink_tui.control.public_events import PUBLIC_EVENT_TYPES
-
-if TYPE_CHECKING:
-    from ink_tui.extensions.host import ExtensionHost
 
 DeliverAs = Literal["steer", "follow_up", "next_turn"]
 DELIVER_AS: tuple[str, ...] = ("steer", "follow_up", "next_turn")
@@ -51,11 +48,41 @@ class ToolCallInfo:
     call_id: str = ""
 
 
+class InkHost(Protocol):
+    """What an `Ink` hands its requests to: `host.ExtensionHost`, which imports this module
+    (so the dependency is named by shape here, and imports point one way)."""
+
+    @property
+    def workspace(self) -> Path: ...
+
+    @property
+    def is_busy(self) -> bool: ...
+
+    def add_handler(self, extension: str, event_name: str, handler: Handler) -> None: ...
+
+    def add_command(
+        self, extension: str, name: str, handler: Handler, description: str
+    ) -> None: ...
+
+    def send_message(
+        self,
+        extension: str,
+        content: str,
+        custom_type: str,
+        deliver_as: DeliverAs,
+        trigger_turn: bool,
+    ) -> int | None: ...
+
+    def notify(
+        self, extension: str, text: str, level: Literal["info", "warning", "error"]
+    ) -> None: ...
+
+
 class Ink:
     """One extension's handle on the session. Call it from the event loop (handlers and
     commands run there); it is not thread-safe."""
 
-    def __init__(self, host: ExtensionHost, name: str, path: Path) -> None:
+    def __init__(self, host: InkHost, name: str, path: Path) -> None:
         self._host = host
         self.name = name
         self.path = path

@@ -84,7 +84,6 @@ from ink_tui.session.entries import (
 from ink_tui.session.json_safe import json_safe_dict, to_json_bytes
 from ink_tui.session.session_lock import SessionLock, SessionLocked, acquire
 from ink_tui.session.session_reader import SessionFileError, read_header
-from ink_tui.session.session_recorder import SessionRecorder
 from ink_tui.session.store_errors import SessionStoreError
 from ink_tui.session.store_paths import (
     canonical_workspace,
@@ -96,7 +95,6 @@ from ink_tui.session.store_paths import (
 
 __all__ = [
     "SessionLocked",
-    "SessionRecorder",
     "SessionStoreError",
     "SessionWriteError",
     "SessionWriter",
