@@ -41,7 +41,10 @@ from ink_tui.control.input_queue import (
     TakeMode,
     is_shell_line,
 )
+from ink_tui.control.run_inputs import Compact, DeliverAs, RunInput, as_input, message_of
 from ink_tui.control.run_settings import RunSettings
+from ink_tui.control.settling import Outcome, Settling, describe_error
+from ink_tui.control.shell_run import run_shell_line
 from ink_tui.core.abort import AbortController, AbortError
 from ink_tui.core.events import (
     Event,
@@ -49,32 +52,35 @@ from ink_tui.core.events import (
     Notice,
     QueueEntryView,
     QueueUpdate,
-    RunEnd,
     RunStart,
     RunState,
     StateChange,
     UserMessageEvent,
 )
 from ink_tui.core.loop import AgentLoop, LoopResult
-from ink_tui.core.messages import Message, ToolCall, UserMessage
-from ink_tui.core.provider_api import Provider, ProviderError
-from ink_tui.core.scheduler import ToolScheduler
+from ink_tui.core.messages import Message, UserMessage
+from ink_tui.core.provider_api import Provider
 from ink_tui.core.tool_api import BeforeTool, Tool, ToolContext
+
+# Where the pieces live: `settling` ends runs and restores or keeps the queue,
+# `run_inputs` turns queued entries and injected messages into what a run starts from,
+# `shell_run` runs a `!` line, `approvals` asks the user before a model's call.
+__all__ = [
+    "EXIT_INTERRUPTED",
+    "DeliverAs",
+    "InterruptOutcome",
+    "Outcome",
+    "RunController",
+    "Spawn",
+    "describe_error",
+]
 
 log = logging.getLogger(__name__)
 
-Outcome = Literal["completed", "aborted", "failed"]
-DeliverAs = Literal["steer", "follow_up", "next_turn"]
 InterruptOutcome = Literal["aborting", "exit", "idle"]
 Spawn = Callable[[Coroutine[Any, Any, None]], object]
 
 EXIT_INTERRUPTED = 130
-
-
-def describe_error(error: BaseException) -> str:
-    if isinstance(error, ProviderError):
-        return str(error)
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
 class RunController:
@@ -118,6 +124,8 @@ class RunController:
             policy=self.settings.approval,
             rules=self.settings.approval_allow,
         )
+        # Ends each run: its RunEnd, then the queue run on, kept or restored.
+        self._settling = Settling(self.queue, self._emit, self._set_paused)
         self._abort: AbortController | None = None
         self._run_id: str | None = None
         self._runs = 0
@@ -187,17 +195,17 @@ class RunController:
         if entry is None:
             self._set_paused(False)
             return False
-        self._start(_as_input(entry))
+        self._start(as_input(entry))
         return True
 
     def compact(self, instructions: str = "") -> bool:
         """Compact the conversation now (/compact); False unless idle."""
         if self.state != "idle":
             return False
-        self._start(_Compact(instructions.strip()))
+        self._start(Compact(instructions.strip()))
         return True
 
-    def _start(self, first: str | UserMessage | _Compact) -> None:
+    def _start(self, first: RunInput) -> None:
         self._set_paused(False)
         self._set_state("running")
         self._idle.clear()
@@ -237,7 +245,9 @@ class RunController:
     def pull_queue_to_editor(self) -> int:
         """Move every queued entry of the user's back to the editor without stopping the
         run (an extension's entries stay queued)."""
-        return self._restore_queue("Moved {n} queued {inputs} back to the editor.", drop=False)
+        return self._settling.restore_queue(
+            "Moved {n} queued {inputs} back to the editor.", drop=False
+        )
 
     def abort(self) -> bool:
         """A program's abort: the first interrupt's effect, never an exit however often it
@@ -293,12 +303,12 @@ class RunController:
 
     # -- running ------------------------------------------------------------------
 
-    async def _drive(self, first: str | UserMessage | _Compact) -> None:
+    async def _drive(self, first: RunInput) -> None:
         """Run `first`, then whatever is queued, until the queue is empty or a run stops."""
-        item: str | UserMessage | _Compact | None = first
+        item: RunInput | None = first
         try:
             while item is not None and self.state == "running":
-                if isinstance(item, _Compact):
+                if isinstance(item, Compact):
                     outcome = await self._run_compact(item.instructions)
                 elif isinstance(item, str) and is_shell_line(item):
                     outcome = await self._run_shell(item)
@@ -307,7 +317,7 @@ class RunController:
                 if outcome != "completed":
                     break
                 entry = self.queue.take_first()
-                item = _as_input(entry) if entry is not None else None
+                item = as_input(entry) if entry is not None else None
         finally:
             self._abort = None
             self._run_id = None
@@ -341,7 +351,7 @@ class RunController:
         lead, self.next_turn = self.next_turn, []
 
         def take(mode: QueueMode, how: TakeMode) -> list[UserMessage]:
-            return [_message_of(e) for e in self.queue.take(mode, how)]
+            return [message_of(e) for e in self.queue.take(mode, how)]
 
         loop = self._loop(
             abort,
@@ -353,7 +363,7 @@ class RunController:
             result = await loop.run(prompt, lead)
         except Exception as error:
             log.debug("run failed", exc_info=True)
-            return self._settle_failure(error, started)
+            return self._settling.settle_failure(error, started)
         return self._settle(result, started)
 
     def _loop(
@@ -386,7 +396,7 @@ class RunController:
             return self._settle(LoopResult("aborted", usage=loop.usage), started)
         except Exception as error:
             log.debug("compaction failed", exc_info=True)
-            return self._settle_failure(error, started)
+            return self._settling.settle_failure(error, started)
         if not done:
             self._emit(
                 Notice(
@@ -399,102 +409,24 @@ class RunController:
     async def _run_shell(self, line: str) -> Outcome:
         """A `!` line: run locally in the workspace shell, never sent to the model."""
         abort = self._begin_run()
-        command = line[1:].strip()
         self._emit(RunStart(kind="shell", prompt=line))
         started = time.monotonic()
-        scheduler = ToolScheduler(self._shell_tools(), self._ctx(abort), self._emit)
-        call = ToolCall(id=f"shell-{self._runs}", name="bash", arguments={"command": command})
         try:
-            await scheduler.run([call])
+            await run_shell_line(
+                line, f"shell-{self._runs}", self.tools, self._ctx(abort), self._emit
+            )
         except Exception as error:
-            return self._settle_failure(error, started)
+            return self._settling.settle_failure(error, started)
         stop = "aborted" if abort.signal.aborted else "completed"
         return self._settle(LoopResult(stop), started)
 
-    def _shell_tools(self) -> list[Tool]:
-        return [tool for tool in self.tools if tool.name == "bash"]
-
     def _settle(self, result: LoopResult, started: float) -> Outcome:
-        self._emit(
-            RunEnd(
-                stop_reason=result.stop_reason,
-                usage=result.usage,
-                turns=result.turns,
-                duration_s=time.monotonic() - started,
-            )
-        )
-        if result.stop_reason == "aborted":
-            return self._settle_abort()
-        if result.stop_reason == "max_iterations":
-            self._emit(
-                Notice(
-                    text=(
-                        f"Stopped after {self.settings.loop.max_iterations} rounds of tool "
-                        "calls (max_iterations). Send a message to let it continue."
-                    ),
-                    level="warning",
-                    kind="max_iterations",
-                )
-            )
-        return "completed"
-
-    def _settle_abort(self) -> Outcome:
-        policy = self.settings.interrupt_queue
-        if policy == "send":
-            return "completed"
-        if policy == "keep" and len(self.queue):
-            self._set_paused(True)
-            count = len(self.queue)
-            self._emit(
-                Notice(
-                    text=(
-                        f"Kept {count} queued {'input' if count == 1 else 'inputs'}, paused. "
-                        "Press Enter on an empty input to run them, or send a new message."
-                    ),
-                    kind="paused",
-                )
-            )
-            return "aborted"
-        self._restore_queue("Restored {n} queued {inputs} to the editor.", drop=True)
-        return "aborted"
+        return self._settling.settle(result, started, self.settings)
 
     def _set_paused(self, paused: bool) -> None:
         if paused != self.queue_paused:
             self.queue_paused = paused
             self._publish_queue(self.queue.entries)
-
-    def _settle_failure(self, error: Exception, started: float) -> Outcome:
-        message = describe_error(error)
-        self._emit(RunEnd(stop_reason=None, error=message, duration_s=time.monotonic() - started))
-        self._emit(Notice(text=f"Run failed: {message}", level="error", kind="error"))
-        self._restore_queue("Restored {n} queued {inputs} to the editor.", drop=True)
-        return "failed"
-
-    def _restore_queue(self, template: str, *, drop: bool) -> int:
-        """Hand the user's queued entries back to the editor; `drop` also takes out the
-        extensions' entries (they are not the user's to send, and nothing runs them now)."""
-        if drop:
-            dropped = self.queue.drain(lambda e: e.source != "user")
-            if dropped:
-                names = ", ".join(sorted({repr(e.source) for e in dropped}))
-                count = len(dropped)
-                self._emit(
-                    Notice(
-                        text=(
-                            f"Dropped {count} queued {'message' if count == 1 else 'messages'} "
-                            f"from extension {names}."
-                        ),
-                        kind="dropped",
-                    )
-                )
-        entries = self.queue.drain(lambda e: e.source == "user")
-        if not entries:
-            return 0
-        count = len(entries)
-        self._emit(InputRestored(text="\n\n".join(e.text for e in entries), count=count))
-        inputs = "input" if count == 1 else "inputs"
-        self._emit(Notice(text=template.format(n=count, inputs=inputs), kind="restored"))
-        return count
 
     # -- publishing ---------------------------------------------------------------
 
@@ -526,25 +458,3 @@ class RunController:
             for e in entries
         ]
         self._emit(QueueUpdate(entries=views, paused=self.queue_paused))
-
-
-class _Compact:
-    """A /compact waiting to run (see `RunController.compact`)."""
-
-    def __init__(self, instructions: str) -> None:
-        self.instructions = instructions
-
-
-def _message_of(entry: QueueEntry) -> UserMessage:
-    """A queued entry as the loop appends it: an extension's keeps its sender."""
-    source = None if entry.source == "user" else entry.source
-    return UserMessage(entry.text, entry.mode, source=source, custom_type=entry.custom_type)
-
-
-def _as_input(entry: QueueEntry) -> str | UserMessage:
-    """What a queued entry starts when it runs as a run of its own."""
-    if entry.source == "user":
-        return entry.text
-    message = _message_of(entry)
-    message.kind = "prompt"
-    return message
