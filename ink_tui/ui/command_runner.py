@@ -17,7 +17,7 @@ from ink_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from ink_tui.session.summary import SessionSummary
-    from ink_tui.ui.app import InkApp
+    from ink_tui.ui.app_host import AppHost
 
 MODE_ROWS = [
     ("steer:all", "Steering: all at once", "every queued steer joins the next request"),
@@ -28,7 +28,7 @@ MODE_ROWS = [
 
 
 class CommandRunner:
-    def __init__(self, app: InkApp) -> None:
+    def __init__(self, app: AppHost) -> None:
         self.app = app
 
     @property
@@ -79,7 +79,7 @@ class CommandRunner:
         if self._busy("/resume") or self.app.sessions is None:
             return
         if not argument:
-            self.app.pick_session()
+            self.app.session_actions.pick()
             return
         from ink_tui.session.catalog import SessionLookupError, find_session
 
@@ -88,10 +88,10 @@ class CommandRunner:
         except SessionLookupError as error:
             self.say(str(error), "error")
             return
-        self.app.resume_session(summary.path)
+        self.app.session_actions.resume(summary.path)
 
     def do_sessions(self, _: str) -> None:
-        self.app.with_sessions(self._show_sessions)
+        self.app.session_actions.listed(self._show_sessions)
 
     def _show_sessions(self, sessions: list[SessionSummary]) -> None:
         if not sessions:

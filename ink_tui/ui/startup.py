@@ -59,6 +59,25 @@ def plan_session(
     return SessionPlan("resume", choice.path, note=choice.note)
 
 
+def read_planned_session(plan: SessionPlan) -> LoadedSession | Exception | None:
+    """The session `ink -c`/`-r` resumes (a big one takes a while to parse: on a thread)."""
+    if plan.mode != "resume" or plan.path is None:
+        return None
+    return read_session(plan.path)
+
+
+def read_input_history(
+    plan: SessionPlan, workspace: Path, root: Path | None
+) -> tuple[list[str], str | None]:
+    """The saved input history, and why it could not be read (if so); on a thread."""
+    if plan.mode == "off":
+        return [], None
+    from ink_tui.session.input_history_store import InputHistoryStore
+
+    store = InputHistoryStore(workspace, root=root)
+    return store.load(), store.warning
+
+
 def read_session(path: Path, writing: SessionWriter | None = None) -> LoadedSession | Exception:
     """`path` read (on a worker thread), or the error that kept it from being read.
 

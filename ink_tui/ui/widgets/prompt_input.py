@@ -57,6 +57,15 @@ class Completion(Protocol):
         ...
 
 
+def placeholder_for(state: str, is_demo: bool) -> str:
+    """What the empty input says: how to steer while a run goes on, else how to start."""
+    if state == "running":
+        return "Type to steer (Enter) or queue a follow-up (Alt+Enter)"
+    if is_demo:
+        return "Ask the demo model anything (offline; set --base-url/--api-key for a real model)"
+    return "Ask anything · Enter to send"
+
+
 class PromptInput(TextArea):
     DEFAULT_CSS = f"""
     PromptInput {{

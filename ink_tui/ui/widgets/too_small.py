@@ -7,6 +7,7 @@ resizing goes into the input, and nothing typed or queued is lost.
 
 from __future__ import annotations
 
+from textual.screen import Screen
 from textual.widgets import Static
 
 MIN_WIDTH = 60
@@ -37,3 +38,15 @@ class TooSmall(Static):
             f"The terminal is {width}×{height}; ink needs at least {MIN_WIDTH}×{MIN_HEIGHT}.\n\n"
             "Make the window larger. Your input and the run are kept meanwhile."
         )
+
+
+def check_size(main: Screen[object], width: int, height: int) -> None:
+    """Show or hide the notice on `main`, the screen that holds it.
+
+    The main screen, even while a picker or help is open over it: the notice is there
+    (`app.query_one` would search the open picker and not find it).
+    """
+    small = too_small(width, height)
+    main.set_class(small, "-too-small")
+    if small:
+        main.query_one(TooSmall).show_size(width, height)

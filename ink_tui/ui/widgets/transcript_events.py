@@ -1,18 +1,21 @@
 """Which transcript method each run event calls.
 
 The transcript's plain methods are the view; a resumed session calls them without
-events (`ui/session_replay.py`), a run calls them through this mapping.
+events (`ui/session_replay.py`), a run calls them through this mapping. The mapping
+names those methods in `TranscriptView`, so it needs nothing of the widget: the
+transcript imports this module, never the other way round.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from ink_tui.core.events import (
     CompactionEnd,
     Event,
     MessageEnd,
     Notice,
+    NoticeLevel,
     RunEnd,
     RunStart,
     TextDelta,
@@ -23,12 +26,45 @@ from ink_tui.core.events import (
     ToolStart,
     UserMessageEvent,
 )
+from ink_tui.core.messages import ToolCall, UserKind
+from ink_tui.core.tool_api import ToolResult
 
-if TYPE_CHECKING:
-    from ink_tui.ui.widgets.transcript import Transcript
+
+class TranscriptView(Protocol):
+    """The transcript's plain methods that run events call (`Transcript` has them)."""
+
+    def add_user(
+        self,
+        text: str,
+        kind: UserKind = "prompt",
+        source: str | None = None,
+        custom_type: str | None = None,
+    ) -> Any: ...
+
+    def add_shell(self, command_line: str) -> Any: ...
+
+    def append_answer(self, text: str) -> None: ...
+
+    def append_thinking(self, text: str) -> None: ...
+
+    def end_answer(self) -> None: ...
+
+    def add_tool(self, call: ToolCall, concurrent: bool = False) -> Any: ...
+
+    def tool_running(self, call_id: str) -> None: ...
+
+    def tool_finished(self, call_id: str, result: ToolResult, duration_s: float) -> None: ...
+
+    def has_tool(self, call_id: str) -> bool: ...
+
+    def add_notice(self, text: str, level: NoticeLevel = "info") -> Any: ...
+
+    def add_compaction(
+        self, summary: str, tokens_before: int = 0, tokens_after: int = 0, reason: str = ""
+    ) -> Any: ...
 
 
-def show_event(transcript: Transcript, event: Event) -> None:
+def show_event(transcript: TranscriptView, event: Event) -> None:
     if isinstance(event, RunStart):
         if event.kind == "shell":
             transcript.add_shell(event.prompt)

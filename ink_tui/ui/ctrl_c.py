@@ -1,0 +1,76 @@
+"""What Ctrl+C does, in order of precedence.
+
+1. A picker or help is open: it closes, as Escape would.
+2. A run is going on: it is interrupted ("press Ctrl+C again to quit now"). The stop key
+   is never taken over by anything else while a run goes on.
+3. A second press within `DOUBLE_PRESS_S` of the one that aborted a run quits with
+   status 130, even if the run settled in between.
+4. Idle with text selected in the transcript: the selection is copied.
+5. Idle with text in the input: the input is cleared.
+6. Idle with nothing to clear: a first press arms quitting, a second one within
+   `QUIT_WINDOW_S` quits. Submitting anything disarms it (`disarm`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.screen import ModalScreen
+
+from ink_tui.ui import clock
+from ink_tui.ui.widgets.hint_row import HintRow
+
+if TYPE_CHECKING:
+    from ink_tui.ui.app_host import AppHost
+
+QUIT_WINDOW_S = 2.0
+# A second Ctrl+C this soon after the one that aborted a run still means "quit now", even
+# if the run settled in between (an aborted stream settles in milliseconds): it must not
+# clear the input the settle just restored.
+DOUBLE_PRESS_S = 0.5
+
+
+class CtrlCPolicy:
+    def __init__(self, app: AppHost) -> None:
+        self.app = app
+        self._last_idle: float | None = None
+        self._last_abort: float | None = None
+
+    def disarm(self) -> None:
+        """Something was submitted: an earlier idle press no longer counts toward quitting."""
+        self._last_idle = None
+
+    def press(self) -> None:
+        app = self.app
+        if isinstance(app.screen, ModalScreen):
+            app.screen.dismiss(None)
+            return
+        outcome = app.controller.interrupt() if app.controller is not None else "idle"
+        now = clock.now()
+        if outcome == "aborting":
+            self._last_abort = now
+            app.query_one(HintRow).flash("Interrupting… press Ctrl+C again to quit now", 3.0)
+            return
+        if outcome == "exit":
+            return
+        aborted_at, self._last_abort = self._last_abort, None
+        if aborted_at is not None and now - aborted_at <= DOUBLE_PRESS_S:
+            # Loaded already: a run was aborted a moment ago.
+            from ink_tui.control.controller import EXIT_INTERRUPTED
+
+            app.quit_app(EXIT_INTERRUPTED)
+            return
+        selected = app.screen.get_selected_text()
+        if selected:
+            app.copy_to_clipboard(selected)
+            app.screen.clear_selection()
+            app.query_one(HintRow).flash(f"Copied {len(selected)} characters", 2.0)
+            return
+        if app.prompt.clear_input():
+            self._last_idle = None
+            return
+        if self._last_idle is not None and now - self._last_idle <= QUIT_WINDOW_S:
+            app.quit_app(0)
+            return
+        self._last_idle = now
+        app.query_one(HintRow).flash("Press Ctrl+C again to quit", QUIT_WINDOW_S)
