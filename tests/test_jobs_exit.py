@@ -30,7 +30,7 @@ def start_ink(server: ScriptedServer, workspace: Path) -> subprocess.Popen[str]:
         INK_MODEL="m",
     )
     return subprocess.Popen(
-        [sys.executable, "-m", "ink_tui", "-p", "go"],
+        [sys.executable, "-m", "ink_tui", "-p", "go", "--approval", "auto"],
         cwd=workspace,
         env=env,
         stdin=subprocess.DEVNULL,

@@ -82,7 +82,7 @@ def run_print(server: ScriptedServer, workspace: Path, home: Path, config: str) 
         XDG_CONFIG_HOME=str(home / "config"),
     )
     done = subprocess.run(
-        [sys.executable, "-m", "ink_tui", "-p", "show", "--no-session"],
+        [sys.executable, "-m", "ink_tui", "-p", "show", "--no-session", "--approval", "auto"],
         cwd=workspace,
         env=env,
         capture_output=True,

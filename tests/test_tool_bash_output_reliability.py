@@ -116,7 +116,7 @@ def test_print_mode_leaves_no_output_file_and_prunes_leftovers(
         INK_MODEL="m",
     )
     done = subprocess.run(
-        [sys.executable, "-m", "ink_tui", "-p", "count", "--no-session"],
+        [sys.executable, "-m", "ink_tui", "-p", "count", "--no-session", "--approval", "auto"],
         cwd=workspace,
         env=env,
         capture_output=True,

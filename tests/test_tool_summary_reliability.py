@@ -47,7 +47,7 @@ def test_print_mode_summaries_count_what_was_shown(
         INK_MODEL="m",
     )
     done = subprocess.run(
-        [sys.executable, "-m", "ink_tui", "-p", "look", "--no-session"],
+        [sys.executable, "-m", "ink_tui", "-p", "look", "--no-session", "--approval", "auto"],
         cwd=workspace,
         env=env,
         capture_output=True,
