@@ -21,6 +21,40 @@ import time
 TICK_S = 0.01
 
 
+class ReferenceClock:
+    """A thread ticking every 5 ms outside the event loop: how long the whole process was
+    kept off the CPU in a window of time (`stall`)."""
+
+    def __init__(self) -> None:
+        self._ticks: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._tick, daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join(timeout=1)
+
+    def _tick(self) -> None:
+        while not self._stop.is_set():
+            self._ticks.append(time.monotonic())
+            time.sleep(TICK_S / 2)
+
+    def stall(self, start: float, end: float) -> float:
+        """How much longer than one tick the reference went silent within [start, end]
+        (0 when it kept ticking): time nobody in this process could run."""
+        ticks = self._ticks
+        first = max(bisect.bisect_left(ticks, start) - 1, 0)
+        last = min(bisect.bisect_right(ticks, end) + 1, len(ticks))
+        window = ticks[first:last]
+        gaps = [b - a for a, b in itertools.pairwise(window)]
+        if window and window[-1] < end:
+            gaps.append(end - window[-1])  # still silent at the end of the window
+        return max(max(gaps, default=0.0) - TICK_S, 0.0)
+
+
 class Heartbeat:
     """Ticks every 10 ms on the event loop; `worst` is the worst lateness that was the
     loop's own (see the module's docstring), `worst_raw` the plain worst."""
@@ -32,29 +66,11 @@ class Heartbeat:
         self.label = ""
         self.worst_at = ""
         self._task: asyncio.Task[None] | None = None
-        self._reference: list[float] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._tick_reference, daemon=True)
+        self.reference = ReferenceClock()
 
     def start(self) -> None:
-        self._thread.start()
+        self.reference.start()
         self._task = asyncio.ensure_future(self._beat())
-
-    def _tick_reference(self) -> None:
-        while not self._stop.is_set():
-            self._reference.append(time.monotonic())
-            time.sleep(TICK_S / 2)
-
-    def _reference_gap(self, start: float, end: float) -> float:
-        """The reference thread's longest gap between ticks overlapping [start, end]."""
-        ticks = self._reference
-        first = max(bisect.bisect_left(ticks, start) - 1, 0)
-        last = min(bisect.bisect_right(ticks, end) + 1, len(ticks))
-        window = ticks[first:last]
-        gaps = [b - a for a, b in itertools.pairwise(window)]
-        if window and window[-1] < end:
-            gaps.append(end - window[-1])  # still silent when the beat came back
-        return max(gaps, default=0.0)
 
     async def _beat(self) -> None:
         while True:
@@ -64,7 +80,7 @@ class Heartbeat:
             late = after - before - TICK_S
             self.worst_raw = max(self.worst_raw, late)
             if late > TICK_S:
-                own = late - max(self._reference_gap(before, after) - TICK_S, 0.0)
+                own = late - self.reference.stall(before, after)
                 if own > self.worst:
                     self.worst, self.worst_at = own, self.label
             self.ticks += 1
@@ -73,5 +89,4 @@ class Heartbeat:
         assert self._task is not None
         self._task.cancel()
         await asyncio.gather(self._task, return_exceptions=True)
-        self._stop.set()
-        self._thread.join(timeout=1)
+        self.reference.stop()
