@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import socket
 
@@ -11,7 +12,7 @@ import pytest
 from ink_tui.core.abort import AbortController
 from ink_tui.core.messages import UserMessage
 from ink_tui.core.provider_api import ModelRequest, ReplyDone, TextChunk
-from ink_tui.providers.lean_transport import LeanHTTPTransport
+from ink_tui.providers.lean_transport import LeanBackend, LeanHTTPTransport
 from ink_tui.providers.openai_compat import OpenAICompatProvider
 from tests.scripted_server import Pause, Reply, ScriptedServer, chunk, text_reply
 
@@ -87,3 +88,26 @@ async def test_nothing_listening_is_a_connect_error() -> None:
     async with httpx.AsyncClient(transport=LeanHTTPTransport()) as client:
         with pytest.raises(httpx.ConnectError):
             await client.get(f"http://127.0.0.1:{port}/v1/models")
+
+
+async def test_a_read_takes_at_most_what_httpcore_asks_for() -> None:
+    """A read is one batch of the body downstream: never more than `max_bytes` (as with
+    anyio), even when the socket brought far more at once."""
+    sent = bytes(range(256)) * 2048  # 512 KB, written in one go
+
+    async def answer(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(sent)
+        await writer.drain()
+        writer.close()
+
+    listener = await asyncio.start_server(answer, "127.0.0.1", 0)
+    port = listener.sockets[0].getsockname()[1]
+    async with listener:
+        stream = await LeanBackend().connect_tcp("127.0.0.1", port, timeout=5)
+        await asyncio.sleep(0.2)  # let it all arrive: the buffer holds far more than a read
+        received: list[bytes] = []
+        while data := await stream.read(65536, timeout=5):
+            assert len(data) <= 65536
+            received.append(data)
+        await stream.aclose()
+    assert b"".join(received) == sent

@@ -6,8 +6,7 @@ scope, a timer for the read timeout, and a pause and a resume of the transport (
 `epoll_ctl` calls): more than the rest of the read. `LeanBackend` implements httpcore's
 documented network-backend interface on a plain asyncio protocol instead: the socket is
 read whenever data comes (paused only when `HIGH_WATER` bytes wait unread), and a read
-takes what has arrived (whole pieces, about `max_bytes`), waiting on one future when
-nothing has.
+takes what has arrived (up to `max_bytes`), waiting on one future when nothing has.
 
 Only `http://` servers (a model on this machine or the local network, where events come
 fastest) get it; `https://` keeps httpx's own transport, whose TLS handling is tried and
@@ -112,16 +111,21 @@ class LeanStream(httpcore.AsyncNetworkStream):
             if protocol.error is not None:
                 raise httpcore.ReadError(str(protocol.error)) from protocol.error
             return b""  # the server closed the connection
-        # Whole pieces as they came, up to `max_bytes`: what stays is never copied again.
+        # Up to `max_bytes`, as httpcore asks (a 64 KB read stays one batch of the body,
+        # as with anyio), in whole pieces where they fit: the rest is not copied again.
         taken = 0
         count = 0
         for part in parts:
-            if taken + len(part) > max_bytes and count:
+            if taken + len(part) > max_bytes:
                 break
             taken += len(part)
             count += 1
-        data = parts[0] if count == 1 else b"".join(parts[:count])
-        del parts[:count]
+        if count == 0:
+            first = parts[0]
+            data, parts[0] = first[:max_bytes], first[max_bytes:]
+        else:
+            data = parts[0] if count == 1 else b"".join(parts[:count])
+            del parts[:count]
         protocol.size -= len(data)
         if protocol.paused and protocol.size < HIGH_WATER // 2:
             protocol.paused = False
