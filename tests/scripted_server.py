@@ -154,6 +154,9 @@ class ScriptedServer:
         self.request_headers: list[dict[str, str]] = []
         self.disconnects: list[int] = []  # indexes of requests whose client hung up
         self.disconnected = threading.Event()
+        # What `GET .../models` answers, and how often it was asked.
+        self.models_listing: dict[str, Any] = {"data": [{"id": "scripted-model"}]}
+        self.model_listings = 0
         self._replies: deque[Reply] = deque()
         self._lock = threading.Lock()
         self._arrived = threading.Condition(self._lock)
@@ -167,7 +170,8 @@ class ScriptedServer:
 
             def do_GET(self) -> None:
                 if self.path.rstrip("/").endswith("/models"):
-                    body = json.dumps({"data": [{"id": "scripted-model"}]}).encode()
+                    server.model_listings += 1
+                    body = json.dumps(server.models_listing).encode()
                     self.send_response(200)
                     self.send_header("Content-Type", "application/json")
                     self.send_header("Content-Length", str(len(body)))

@@ -43,7 +43,7 @@ async def provider(server: ScriptedServer) -> AsyncIterator[OpenAICompatProvider
 
 
 def fast_provider(base_url: str, **options: object) -> OpenAICompatProvider:
-    return OpenAICompatProvider(
+    provider = OpenAICompatProvider(
         base_url,
         options.pop("model", "test-model"),  # type: ignore[arg-type]
         "sk-test-key-0123",
@@ -51,6 +51,10 @@ def fast_provider(base_url: str, **options: object) -> OpenAICompatProvider:
         max_delay=0.005,
         **options,  # type: ignore[arg-type]
     )
+    # A known window: these tests count connections, and an unknown one would be asked
+    # of `/models` first (tests/test_provider_context_window.py covers that).
+    provider.context_window = 128_000
+    return provider
 
 
 def request() -> ModelRequest:

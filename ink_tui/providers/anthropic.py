@@ -29,6 +29,8 @@ DEFAULT_MODEL = "claude-sonnet-4-5"
 
 class AnthropicProvider(OpenAICompatProvider):
     name: str = "anthropic"
+    # Its `/v1/models` names models only; windows come from the config or the defaults.
+    lists_context_windows: bool = False
 
     def __init__(
         self,

@@ -37,6 +37,7 @@ from typing import Any, TypeVar, cast
 import httpx
 
 from ink_tui.core.abort import AbortSignal
+from ink_tui.core.context_window import default_context_window
 from ink_tui.core.provider_api import (
     ModelRequest,
     ProviderError,
@@ -50,6 +51,7 @@ from ink_tui.core.provider_api import (
 )
 from ink_tui.providers.body import BodyReader
 from ink_tui.providers.lean_transport import lean_transport
+from ink_tui.providers.model_listing import first_model_id, listed_context_window
 from ink_tui.providers.openai_body import Reply, read_events, read_page, read_whole
 from ink_tui.providers.openai_errors import REASON_LIMIT, server_message, shorten
 from ink_tui.providers.openai_reply import ReplyBuilder, ShownChunk
@@ -74,11 +76,15 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=15.0, read=300.0, write=60.0, pool=15.0)
 _BACKSTOP_S = 30.0
 
 _ERROR_BODY_LIMIT = 64 * 1024  # never buffer a huge error page
+# Asking `/models` for a context window is a courtesy: never wait long for it.
+_LISTING_TIMEOUT = httpx.Timeout(5.0)
 
 
 class OpenAICompatProvider:
     name: str = "openai-compatible"
     is_demo: bool = False
+    # Whether `/models` may say how long a context the model takes (see model_listing).
+    lists_context_windows: bool = True
 
     def __init__(
         self,
@@ -109,6 +115,10 @@ class OpenAICompatProvider:
         self._policy = RetryPolicy(
             max_attempts=max_attempts, base_delay=base_delay, max_delay=max_delay
         )
+        # The model's context window: from the config (set by the assembler), else asked
+        # of the server's `/models` once, for a model the defaults do not know.
+        self.context_window: int | None = None
+        self._window_asked = False
         self._owns_client = client is None
         if client is None:
             client = httpx.AsyncClient(
@@ -146,16 +156,47 @@ class OpenAICompatProvider:
                 f"from {self._shown(url)}: {message}; {hint}",
                 status=response.status_code,
             )
-        model = _first_model_id(response)
+        listing = _json_or_none(response)
+        model = first_model_id(listing)
         if model is None:
             raise ProviderError(f"no model was given and {self._shown(url)} listed none; {hint}")
         self.model = model
+        self._window_asked = True
+        if self.context_window is None:
+            self.context_window = listed_context_window(listing, model)
         return model
+
+    async def learn_context_window(self, signal: AbortSignal | None = None) -> None:
+        """Ask `/models` for the window of a model that neither the config nor the table
+        of well-known names knows (a local server's model, usually). Once per provider;
+        a server that does not say, or does not answer, leaves it unknown."""
+        if (
+            not self.lists_context_windows
+            or self._window_asked
+            or self.context_window is not None
+            or default_context_window(self.model) is not None
+        ):
+            return
+        self._window_asked = True
+        try:
+            response = await _guarded(
+                signal,
+                self._client.get(
+                    f"{self.base_url}/models",
+                    headers=self._headers("application/json"),
+                    timeout=_LISTING_TIMEOUT,
+                ),
+            )
+        except httpx.HTTPError:
+            return  # the reply itself will say what is wrong with the server, if anything
+        if response.is_success:
+            self.context_window = listed_context_window(_json_or_none(response), self.model)
 
     async def stream(
         self, request: ModelRequest, signal: AbortSignal
     ) -> AsyncIterator[StreamEvent]:
         model = await self.resolve_model(signal)
+        await self.learn_context_window(signal)
         url = self._endpoint()
         body = self._body(model, request)
         policy = self._policy
@@ -319,17 +360,11 @@ class OpenAICompatProvider:
         return text
 
 
-def _first_model_id(response: httpx.Response) -> str | None:
+def _json_or_none(response: httpx.Response) -> object:
     try:
-        listing = response.json()
+        return response.json()
     except ValueError:
         return None
-    entries = listing.get("data") if isinstance(listing, dict) else None
-    for entry in entries if isinstance(entries, list) else []:
-        model_id = entry.get("id") if isinstance(entry, dict) else None
-        if isinstance(model_id, str) and model_id:
-            return model_id
-    return None
 
 
 async def _read_capped(response: httpx.Response) -> bytes:
