@@ -40,7 +40,7 @@ READ_LIMIT = 40
 
 CONNECT = (
     "To talk to a real model, start ink with `--base-url`, `--model` and `--api-key`, "
-    "or set the `INK_API_KEY` (or `OPENAI_API_KEY`) environment variable."
+    "or set `INK_API_KEY` (or `OPENAI_API_KEY`, or `ANTHROPIC_API_KEY` for Claude)."
 )
 TRY_THIS = """\
 - Press **Enter** while I'm working to **steer** me: your message reaches me before my next step.
