@@ -32,6 +32,10 @@ def test_continue_after_a_compaction_sends_the_same_compacted_context(
     server.push(reply("## Goal\nthe tasks"), reply("Second answer."))
     second = ink("-c", "-p", "second task", cwd=workspace, env=env)
     assert second.returncode == 0, second.stderr
+    # Print mode says so on stderr (stdout is the answer alone).
+    assert "ink: compacting the conversation (~" in second.stderr
+    assert "ink: compacted: ~" in second.stderr
+    assert "compact" not in second.stdout
     assert server.requests[1]["messages"][0]["content"] == SUMMARY_SYSTEM_PROMPT
     compacted = roles_and_texts(server.requests[2])[1:]
     assert compacted == [

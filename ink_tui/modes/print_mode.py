@@ -20,6 +20,8 @@ from typing import TextIO
 
 from ink_tui.control.controller import EXIT_INTERRUPTED, RunController
 from ink_tui.core.events import (
+    CompactionEnd,
+    CompactionStart,
     Event,
     MessageEnd,
     Notice,
@@ -72,6 +74,11 @@ class PrintRenderer:
             self._say(summary_line(event.call, event.result, event.duration_s))
         elif isinstance(event, ServerWaiting):
             self._waiting(event)
+        elif isinstance(event, CompactionStart):
+            window = f" of {event.context_window:,}" if event.context_window else ""
+            self._say(f"ink: compacting the conversation (~{event.tokens_before:,}{window} tokens)")
+        elif isinstance(event, CompactionEnd) and event.done:
+            self._say(f"ink: compacted: ~{event.tokens_before:,} -> ~{event.tokens_after:,} tokens")
         elif isinstance(event, Notice) and event.kind != "interrupting":
             prefix = {"error": "error: ", "warning": "warning: "}.get(event.level, "")
             self._say(f"{prefix}{event.text}")
