@@ -57,8 +57,9 @@ async def test_streaming_text_appears_before_the_answer_ends(
 async def test_enter_while_a_tool_runs_reaches_the_next_request_as_a_steer(
     server: ScriptedServer, workspace: Path
 ) -> None:
+    # The command runs until the test lets it finish: typing takes as long as it takes.
     server.push(
-        tool_reply([("bash", {"command": "sleep 0.6; echo slept"})]),
+        tool_reply([("bash", {"command": "until [ -e go ]; do sleep 0.02; done; echo done"})]),
         text_reply("Steered."),
     )
     app, events = make_app(server, workspace)
@@ -67,6 +68,7 @@ async def test_enter_while_a_tool_runs_reaches_the_next_request_as_a_steer(
         await events.wait_for(lambda e: e.type == "tool_start")
         await submit(pilot, "use python instead")
         assert [e.text for e in app.controller.queue.entries] == ["use python instead"]
+        (workspace / "go").touch()
         await app.controller.wait_idle()
         assert server.requests[1]["messages"][-1] == {
             "role": "user",
