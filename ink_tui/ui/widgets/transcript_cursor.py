@@ -1,0 +1,100 @@
+"""The transcript's keyboard cursor over tool calls and compaction markers.
+
+Tab moves focus to the transcript; Up/Down walk the foldable rows, Enter folds one, a
+click folds the row under it (a click on the "new output below" marker follows the
+output instead). Kept apart from `Transcript` as a mixin: it reads the transcript's lines
+and scroll position and nothing else of it.
+"""
+
+from __future__ import annotations
+
+from textual.events import Click
+from textual.geometry import Region
+
+from ink_tui.ui.blocks.compaction_block import CompactionBlock
+from ink_tui.ui.blocks.tool_block import ToolBlock
+from ink_tui.ui.widgets.transcript_rows import on_marker
+
+# What the cursor walks and Enter, a click or Ctrl+O fold: tool calls, compaction markers.
+Foldable = ToolBlock | CompactionBlock
+
+
+class FoldCursor:
+    """Mixed into `Transcript` (first, so its handlers are found): it uses the
+    transcript's `_lines`, `_marker`, `_foldables`, `_changed`, `flush_now`,
+    `toggle_fold`, `follow` and the scroll view's methods. Not imported back from here,
+    so the two modules do not import each other."""
+
+    _cursor: Foldable | None
+
+    @property
+    def cursor(self) -> Foldable | None:
+        return self._cursor
+
+    def on_focus(self) -> None:
+        if self._cursor is None:
+            tools = self._foldables()
+            foldable = [block for block in tools if block.foldable]
+            candidates = foldable or tools
+            self._move_cursor(candidates[-1] if candidates else None, highlight=True)
+        else:
+            self._cursor.set_highlighted(True)
+            self._changed(self._cursor)
+
+    def on_blur(self) -> None:
+        if self._cursor is not None:
+            self._cursor.set_highlighted(False)
+            self._changed(self._cursor)
+
+    def action_cursor(self, step: int) -> None:
+        tools = self._foldables()
+        if not tools:
+            # Nothing to point at: the arrows scroll, as in any scrolling view.
+            self.scroll_relative(y=step, animate=False)
+            return
+        if self._cursor not in tools:
+            self._move_cursor(tools[-1])
+            return
+        index = tools.index(self._cursor) + step
+        self._move_cursor(tools[max(0, min(index, len(tools) - 1))])
+
+    def action_toggle_fold(self) -> None:
+        if self._cursor is not None:
+            self.toggle_fold(self._cursor)
+
+    def _move_cursor(self, block: Foldable | None, highlight: bool | None = None) -> None:
+        if self._cursor is not None:
+            self._cursor.set_highlighted(False)
+            self._changed(self._cursor)
+        self._cursor = block
+        if block is None:
+            return
+        block.set_highlighted(self.has_focus if highlight is None else highlight)
+        self._changed(block)
+        self.flush_now()
+        span = self._lines.span(block)
+        if span is not None:
+            start, height = span
+            self.scroll_to_region(
+                Region(0, start, 1, height), animate=False, immediate=True, force=True
+            )
+
+    def on_click(self, event: Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None or self.text_selection is not None:
+            # A drag that selected text ends in a click too: it must not fold anything.
+            return
+        if self._on_marker(offset.x, offset.y):
+            event.stop()
+            self.follow()
+            return
+        found = self._lines.block_at(round(self.scroll_y) + offset.y)
+        if found is not None and isinstance(found[0], Foldable):
+            event.stop()
+            block = found[0]
+            self._move_cursor(block)
+            self.toggle_fold(block)
+
+    def _on_marker(self, x: int, y: int) -> bool:
+        last_row = self.scrollable_content_region.height - 1
+        return self._marker and y == last_row and on_marker(x)
