@@ -24,7 +24,8 @@ from typing import Any
 from ink_tui.core.messages import AssistantMessage, StopReason, ThinkingBlock, ToolCall, Usage
 from ink_tui.core.provider_api import ProviderError, TextChunk, ThinkingChunk
 from ink_tui.providers.openai_errors import REASON_LIMIT, error_text, shorten
-from ink_tui.providers.openai_reply import ShownChunk, normalise_finish_reason, parse_arguments
+from ink_tui.providers.openai_reply import normalise_finish_reason, parse_arguments
+from ink_tui.providers.reply_assembly import ReplyAssembly, ShownChunk
 from ink_tui.providers.retry import TransientFailure
 
 _STOP_REASONS: dict[str, StopReason] = {
@@ -50,7 +51,7 @@ class _Block:
     input: object = None  # a tool_use block's input when sent whole (no stream)
 
 
-class AnthropicReply:
+class AnthropicReply(ReplyAssembly):
     """Assembles one reply from Messages API events (or one non-streamed message)."""
 
     # For `reply_end.judge_end`'s messages.
@@ -58,21 +59,12 @@ class AnthropicReply:
     end_name = "message_stop"
 
     def __init__(self, model: str, source: str = "the server", redact: Callable[[str], str] = str):
-        self._model = model
-        self._source = source
-        self._redact = redact  # for the server's own text, which may quote the API key
+        super().__init__(model, source, redact)
         self._blocks: list[_Block] = []
         self._by_index: dict[int, _Block] = {}
         self._stop: str | None = None
         self._usage: dict[str, int] = {}
         self._done = False
-        self._shown: list[ShownChunk] = []
-        self._run_kind: type[ShownChunk] = TextChunk
-        self._run: list[str] = []
-        self.events = 0
-        self.chunks = 0
-        self.stray: str | None = None
-        self.stray_message = ""
         self._handlers: dict[str, Callable[[dict[str, Any]], None]] = {
             "message_start": self._message_start,
             "content_block_start": self._block_start,
@@ -113,14 +105,6 @@ class AnthropicReply:
             return
         self.chunks += 1
         handler(obj)
-
-    def take(self) -> list[ShownChunk]:
-        self._end_run()
-        shown, self._shown = self._shown, []
-        return shown
-
-    def redact(self, text: str) -> str:
-        return self._redact(text)
 
     @property
     def finished(self) -> bool:
@@ -244,17 +228,6 @@ class AnthropicReply:
         if isinstance(text, str) and text:
             block.text.append(text)
             self._show(kind, text)
-
-    def _show(self, kind: type[ShownChunk], text: str) -> None:
-        if kind is not self._run_kind:
-            self._end_run()
-            self._run_kind = kind
-        self._run.append(text)
-
-    def _end_run(self) -> None:
-        if self._run:
-            self._shown.append(self._run_kind("".join(self._run)))
-            self._run = []
 
     def _note_model(self, message: dict[str, Any]) -> None:
         model = message.get("model")

@@ -24,7 +24,7 @@ from ink_tui.core.messages import AssistantMessage
 from ink_tui.core.provider_api import ProviderError, Waiting
 from ink_tui.providers.body import BodyReader
 from ink_tui.providers.openai_errors import looks_like_html, shorten
-from ink_tui.providers.openai_reply import ShownChunk
+from ink_tui.providers.reply_assembly import ShownChunk
 from ink_tui.providers.reply_end import CUT, HEAD_LIMIT, ReplyState, judge_end
 from ink_tui.providers.retry import (
     TransientFailure,

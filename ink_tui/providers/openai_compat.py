@@ -54,8 +54,9 @@ from ink_tui.providers.lean_transport import lean_transport
 from ink_tui.providers.model_listing import first_model_id, listed_context_window
 from ink_tui.providers.openai_body import Reply, read_events, read_page, read_whole
 from ink_tui.providers.openai_errors import REASON_LIMIT, server_message, shorten
-from ink_tui.providers.openai_reply import ReplyBuilder, ShownChunk
+from ink_tui.providers.openai_reply import ReplyBuilder
 from ink_tui.providers.openai_request import build_body
+from ink_tui.providers.reply_assembly import ShownChunk
 from ink_tui.providers.retry import (
     RetryPolicy,
     TransientFailure,

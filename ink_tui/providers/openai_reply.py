@@ -22,9 +22,8 @@ from typing import Any
 from ink_tui.core.messages import AssistantMessage, StopReason, ToolCall, Usage
 from ink_tui.core.provider_api import ProviderError, TextChunk, ThinkingChunk
 from ink_tui.providers.openai_errors import REASON_LIMIT, error_text, shorten
+from ink_tui.providers.reply_assembly import ReplyAssembly
 from ink_tui.providers.retry import TransientFailure, is_retryable_status
-
-ShownChunk = TextChunk | ThinkingChunk
 
 # `json.loads` checks its argument and skips whitespace in Python before the C scanner
 # runs; chunks are compact JSON objects, so the scanner alone does (see `_parse_json`).
@@ -53,7 +52,7 @@ class _PartialCall:
     arguments: list[str] = field(default_factory=list)
 
 
-class ReplyBuilder:
+class ReplyBuilder(ReplyAssembly):
     """Assembles one reply from parsed stream chunks (or one non-streamed completion)."""
 
     # For `reply_end.judge_end`'s messages.
@@ -66,10 +65,7 @@ class ReplyBuilder:
         source: str = "the server",
         redact: Callable[[str], str] = str,
     ) -> None:
-        self._model = model
-        self._source = source
-        # Applied to the server's own error text, which may quote the API key.
-        self._redact = redact
+        super().__init__(model, source, redact)
         self._text: list[str] = []
         self._thinking: list[str] = []
         self._calls: list[_PartialCall] = []
@@ -77,16 +73,6 @@ class ReplyBuilder:
         self._slots: dict[int, int] = {}
         self._finish: str | None = None
         self._usage = Usage()
-        # Chunks ready for `take()`, and the run of same-kind deltas still being gathered.
-        self._shown: list[ShownChunk] = []
-        self._run_kind: type[ShownChunk] = TextChunk
-        self._run: list[str] = []
-        # What arrived, for telling a whole reply from a cut or a wrong one at the end:
-        # events with data, objects that were chat chunks, and the first that was not.
-        self.events = 0
-        self.chunks = 0
-        self.stray: str | None = None
-        self.stray_message = ""  # the error text such an object carried, if any
 
     def feed(self, data: str, event: str = "message") -> None:
         """Take the data of one SSE event; what it adds to show waits for `take()`."""
@@ -131,16 +117,6 @@ class ReplyBuilder:
             if isinstance(delta, dict):
                 self._delta(delta)
 
-    def take(self) -> list[ShownChunk]:
-        """What the events fed since the last call add to show, same-kind runs merged."""
-        self._end_run()
-        shown, self._shown = self._shown, []
-        return shown
-
-    def redact(self, text: str) -> str:
-        """`text` with the API key masked: for anything of the server's that is shown."""
-        return self._redact(text)
-
     @property
     def finished(self) -> bool:
         """True once the server has said why the reply ended."""
@@ -174,18 +150,6 @@ class ReplyBuilder:
         legacy = delta.get("function_call")
         if isinstance(legacy, dict):
             self._tool_fragment({"index": 0, "function": legacy})
-
-    def _show(self, kind: type[ShownChunk], text: str) -> None:
-        if kind is not self._run_kind:
-            self._end_run()
-            self._run_kind = kind
-        self._run.append(text)
-
-    def _end_run(self) -> None:
-        if self._run:
-            run = self._run
-            self._shown.append(self._run_kind(run[0] if len(run) == 1 else "".join(run)))
-            self._run = []
 
     def _tool_fragment(self, fragment: dict[str, Any]) -> None:
         # Text on either side of a tool call stays two chunks: consumers see them in the
