@@ -107,3 +107,42 @@ def run_child(module: str, args: Sequence[str], *, timeout: float = 300.0) -> Sa
 def write_json(path: Path, data: object) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(data, indent=2, sort_keys=False) + "\n")
+
+
+def start_ink(
+    args: Sequence[str], tmp: Path, profile: Path | None = None, **popen: Any
+) -> subprocess.Popen[Any]:
+    """A real `ink ARGS` in `tmp/workspace` with an empty home of its own (`tmp/home`),
+    under cProfile writing to `profile` when one is given."""
+    workspace = tmp / "workspace"
+    workspace.mkdir()
+    python = [sys.executable]
+    if profile is not None:
+        python += ["-m", "cProfile", "-o", str(profile)]
+    return subprocess.Popen(
+        [*python, "-m", "ink_tui", *args],
+        cwd=workspace,
+        env=child_env(**isolated_home(tmp / "home")),
+        **popen,
+    )
+
+
+class ServerProcess:
+    """A benchmark server in a child process (`_proc`), stopped on `close()` or on
+    leaving a `with` block."""
+
+    _proc: subprocess.Popen[Any]
+
+    def close(self) -> None:
+        self._proc.terminate()
+        try:
+            self._proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -66,10 +66,9 @@ from benchmarks.answer import deltas, make_answer
 from benchmarks.common import (
     REPO_ROOT,
     Sample,
-    child_env,
-    isolated_home,
     median,
     run_child,
+    start_ink,
     write_json,
 )
 from benchmarks.loopback import LoopbackServer, fetch_log, last_record
@@ -170,20 +169,13 @@ class Ink:
     """A real `ink --mode rpc` process with its own empty home and workspace."""
 
     def __init__(self, url: str, tmp: Path, profile: Path | None) -> None:
-        workspace = tmp / "workspace"
-        workspace.mkdir()
-        python = [sys.executable]
-        if profile is not None:
-            python += ["-m", "cProfile", "-o", str(profile)]
-        command = [
-            *python,
-            *("-m", "ink_tui", "--mode", "rpc", "--no-session"),
-            *("--base-url", url, "--model", "bench-model", "--api-key", "bench-key"),
-        ]
-        self.proc = subprocess.Popen(
-            command,
-            cwd=workspace,
-            env=child_env(**isolated_home(tmp / "home")),
+        self.proc = start_ink(
+            [
+                *("--mode", "rpc", "--no-session"),
+                *("--base-url", url, "--model", "bench-model", "--api-key", "bench-key"),
+            ],
+            tmp,
+            profile,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

@@ -55,7 +55,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -67,11 +66,10 @@ import httpx
 from benchmarks.answer import deltas, make_answer
 from benchmarks.common import (
     Sample,
-    child_env,
-    isolated_home,
     median,
     percentile,
     run_child,
+    start_ink,
     write_json,
 )
 from benchmarks.loopback import last_record
@@ -148,20 +146,13 @@ class InkServe:
     """A real `ink serve` with its own empty home and workspace."""
 
     def __init__(self, url: str, tmp: Path, profile: Path | None) -> None:
-        workspace = tmp / "workspace"
-        workspace.mkdir()
-        python = [sys.executable]
-        if profile is not None:
-            python += ["-m", "cProfile", "-o", str(profile)]
-        command = [
-            *python,
-            *("-m", "ink_tui", "serve", "--port", "0", "-C", str(workspace)),
-            *("--base-url", url, "--model", "bench-model", "--api-key", "bench-key"),
-        ]
-        self.proc = subprocess.Popen(
-            command,
-            cwd=workspace,
-            env=child_env(**isolated_home(tmp / "home")),
+        self.proc = start_ink(
+            [
+                *("serve", "--port", "0", "-C", str(tmp / "workspace")),
+                *("--base-url", url, "--model", "bench-model", "--api-key", "bench-key"),
+            ],
+            tmp,
+            profile,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

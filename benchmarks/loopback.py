@@ -34,11 +34,10 @@ import time
 import urllib.request
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 
 from benchmarks.answer import DELTA_CHARS, deltas, make_answer
-from benchmarks.common import REPO_ROOT, child_env
+from benchmarks.common import REPO_ROOT, ServerProcess, child_env
 
 # Writes the group id, then sleeps with a child of its own (a subshell running sleep).
 PGID_FILE = "bench.pgid"
@@ -314,7 +313,7 @@ def serve(port: int = 0, warm_sizes: tuple[int, ...] = ()) -> None:
     httpd.serve_forever(poll_interval=0.05)
 
 
-class LoopbackServer:
+class LoopbackServer(ServerProcess):
     """The server process, for the parent: `with LoopbackServer(sizes) as server: ...`."""
 
     def __init__(self, warm_sizes: tuple[int, ...] = ()) -> None:
@@ -346,25 +345,6 @@ class LoopbackServer:
 
     def bash_url(self) -> str:
         return f"{self.root}/bash/v1"
-
-    def close(self) -> None:
-        self._proc.terminate()
-        try:
-            self._proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-
-    def __enter__(self) -> LoopbackServer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def fetch_log(root: str) -> list[dict[str, Any]]:

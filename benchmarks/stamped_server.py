@@ -35,11 +35,10 @@ import sys
 import time
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import TracebackType
 from typing import Any
 
 from benchmarks.answer import DELTA_CHARS
-from benchmarks.common import REPO_ROOT, child_env
+from benchmarks.common import REPO_ROOT, ServerProcess, child_env
 from benchmarks.loopback import _closing, _event, _hung_up, _Log, answer_events, make_handler
 
 # The marker as it appears in the answer text (and so in the SSE event's JSON: none of
@@ -176,7 +175,7 @@ def serve(port: int = 0) -> None:
     httpd.serve_forever(poll_interval=0.05)
 
 
-class StampedServer:
+class StampedServer(ServerProcess):
     """The server process: `with StampedServer() as server: server.stamped_url(...)`."""
 
     def __init__(self) -> None:
@@ -194,25 +193,6 @@ class StampedServer:
             self._proc.kill()
             raise RuntimeError(f"the stamped server did not start: {line!r}")
         self.root = f"http://127.0.0.1:{int(line.split()[1])}"
-
-    def close(self) -> None:
-        self._proc.terminate()
-        try:
-            self._proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-
-    def __enter__(self) -> StampedServer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def stamped_url(root: str, seconds: float, bytes_per_s: int, tick_ms: float) -> str:
