@@ -21,7 +21,7 @@ pytestmark = pytest.mark.skipif(
 
 def pane_pid(tmux: Tmux) -> int:
     done = subprocess.run(
-        ["tmux", "display-message", "-p", "-t", tmux.name, "#{pane_pid}"],
+        [*tmux.tmux, "display-message", "-p", "-t", tmux.name, "#{pane_pid}"],
         capture_output=True,
         text=True,
         check=True,

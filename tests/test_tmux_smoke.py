@@ -24,6 +24,10 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 class Tmux:
     def __init__(self, workspace: Path, env: dict[str, str] | None = None, args: str = "") -> None:
         self.name = f"ink-smoke-{uuid.uuid4().hex[:8]}"
+        # A server of its own (-L): on the shared default server, a session started just
+        # after another test killed the last one can reach a server that is shutting down
+        # ("server exited unexpectedly").
+        self.tmux = ["tmux", "-L", self.name]
         cleared = {
             k: "" for k in ("INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "OPENAI_BASE_URL")
         }
@@ -33,21 +37,21 @@ class Tmux:
         # exec: the pane's process is ink itself, so a test can kill it by the pane pid.
         command = f"cd {workspace} && exec env {assignments} {sys.executable} -m ink_tui {args}"
         subprocess.run(
-            ["tmux", "new-session", "-d", "-s", self.name, "-x", "120", "-y", "40", command],
+            [*self.tmux, "new-session", "-d", "-s", self.name, "-x", "120", "-y", "40", command],
             check=True,
             env={**os.environ, "TERM": "xterm-256color"},
         )
 
     def screen(self) -> str:
         done = subprocess.run(
-            ["tmux", "capture-pane", "-p", "-t", self.name],
+            [*self.tmux, "capture-pane", "-p", "-t", self.name],
             capture_output=True,
             text=True,
         )
         return done.stdout
 
     def keys(self, *keys: str, literal: bool = False) -> None:
-        args = ["tmux", "send-keys", "-t", self.name]
+        args = [*self.tmux, "send-keys", "-t", self.name]
         if literal:
             args.append("-l")
         subprocess.run([*args, *keys], check=True)
@@ -68,10 +72,10 @@ class Tmux:
         raise AssertionError(f"{what} never appeared; screen:\n{self.screen()}")
 
     def alive(self) -> bool:
-        return subprocess.run(["tmux", "has-session", "-t", self.name]).returncode == 0
+        return subprocess.run([*self.tmux, "has-session", "-t", self.name]).returncode == 0
 
     def close(self) -> None:
-        subprocess.run(["tmux", "kill-session", "-t", self.name], capture_output=True)
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True)
 
 
 @pytest.fixture
