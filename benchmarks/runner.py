@@ -4,11 +4,14 @@
     python -m benchmarks --quick      # tiny sizes, one run each: seconds (used by a test)
     python -m benchmarks --only 2,3   # some figures
     python -m benchmarks --runs 5     # more runs per figure (the median is reported)
+    python -m benchmarks --repeat 3   # three whole passes in a row, then side by side
 
 Everything runs headless (frames are rendered as for a terminal, then dropped) and is
 pinned to `--cores` CPUs (default 2). Results go to `benchmarks/results/latest.json`
-(or `--out`). The exit status is 0 when every figure ran, 1 when one failed, and with
-`--check` 2 when a target was missed.
+(or `--out`). Each row shows the median over the figure's runs and the lowest and highest
+run, and is marked `?` when its runs disagree about the target or lie far apart
+(`spread.py`). The exit status is 0 when every figure ran, 1 when one failed, and with
+`--check` 2 when a target's median was missed (on any pass, with `--repeat`).
 """
 
 from __future__ import annotations
@@ -27,7 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import REPO_ROOT, write_json
-from benchmarks.report import FIGURES, rows_for, table
+from benchmarks.compare import all_held, side_by_side
+from benchmarks.report import FIGURES, rows_for, table, untrusted_notes
+from benchmarks.spread import per_run_summaries
 
 DEFAULT_OUT = REPO_ROOT / "benchmarks" / "results" / "latest.json"
 
@@ -55,7 +60,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the JSON results file")
     parser.add_argument("--cores", type=int, default=2, help="CPUs to run on (0: all)")
-    parser.add_argument("--check", action="store_true", help="exit 2 if a target is missed")
+    parser.add_argument(
+        "--check", action="store_true", help="exit 2 if a target's median is missed (on any run)"
+    )
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="whole passes in a row (a target holds only if met on each); "
+        "writes <out>-runN.json and <out>-runs.md side by side",
+    )
     return parser
 
 
@@ -108,9 +122,10 @@ def run_figure(name: str, quick: bool, runs: int, log: Callable[[str], None]) ->
     try:
         samples = module.measure(quick, runs)
         summary = module.summarize(samples)
+        per_run = per_run_summaries(module.summarize, samples, runs)
         error = None
     except Exception:
-        samples, summary = None, None
+        samples, summary, per_run = None, None, []
         error = traceback.format_exc()
         log(f"  {name} failed:\n{error}")
     seconds = time.monotonic() - started
@@ -119,15 +134,16 @@ def run_figure(name: str, quick: bool, runs: int, log: Callable[[str], None]) ->
         "runs": runs,
         "seconds": seconds,
         "summary": summary,
+        "per_run": per_run,
         "samples": samples,
         "error": error,
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
-    names = selected(args.only)
-    cpus = pin_cores(args.cores)
+def run_all(
+    args: argparse.Namespace, names: list[str], cpus: list[int], out: Path, command: str
+) -> dict[str, Any]:
+    """One full pass over the chosen figures: prints the table, writes `out`."""
 
     def log(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
@@ -141,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in names:
         runs = args.runs or (1 if args.quick else MODULES[name][1])
         results[name] = run_figure(name, args.quick, runs, log)
-        rows.extend(rows_for(name, results[name]["summary"]))
+        rows.extend(rows_for(name, results[name]["summary"], results[name]["per_run"]))
     duration = time.monotonic() - started
 
     report = {
@@ -157,17 +173,40 @@ def main(argv: list[str] | None = None) -> int:
             "platform": platform.platform(),
             "commit": _git("rev-parse", "--short", "HEAD"),
             "dirty": bool(_git("status", "--porcelain")),
-            "command": " ".join(["python -m benchmarks", *(argv or sys.argv[1:])]),
+            "command": command,
         },
         "rows": rows,
         "figures": results,
     }
-    write_json(args.out, report)
+    write_json(out, report)
     print(table(rows))
-    print(f"\n{mode} run: {duration:.0f} s; results in {_relative(args.out)}")
-    if any(result["error"] for result in results.values()):
+    notes = untrusted_notes(rows)
+    if notes:
+        print("\nSpread too wide to trust (value is the median; runs listed):")
+        print("\n".join(notes))
+    print(f"\n{mode} run: {duration:.0f} s; results in {_relative(out)}", flush=True)
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    names = selected(args.only)
+    cpus = pin_cores(args.cores)
+    command = " ".join(["python -m benchmarks", *(argv if argv is not None else sys.argv[1:])])
+    if args.repeat < 2:
+        reports = [run_all(args, names, cpus, args.out, command)]
+    else:
+        # Consecutive full passes, each written on its own, then their medians side by side.
+        outs = [
+            args.out.with_name(f"{args.out.stem}-run{i}.json") for i in range(1, args.repeat + 1)
+        ]
+        reports = [run_all(args, names, cpus, out, command) for out in outs]
+        side = args.out.with_name(f"{args.out.stem}-runs.md")
+        side.write_text(side_by_side(reports) + "\n")
+        print(f"\n{side_by_side(reports)}\n\nside by side in {_relative(side)}")
+    if any(result["error"] for report in reports for result in report["figures"].values()):
         return 1
-    if args.check and any(row["pass"] is False for row in rows):
+    if args.check and not all_held(reports):
         return 2
     return 0
 
