@@ -1,7 +1,7 @@
 """The process measured by figure 1: `ink` (or the bare app) until its first frame, then idle.
 
 Run by `fig1_first_screen` under a pseudo-terminal as
-`python -m benchmarks.first_frame_child KIND OUT IDLE_S WORKSPACE`. It imports nothing
+`python -m benchmarks.first_frame_child KIND OUT IDLE_S WORKSPACE [INK_FLAGS...]`. It imports nothing
 beyond the standard library and `textual.app` (which both apps import anyway) before the
 app starts, and only hooks `App.post_display_hook`, which Textual calls right after it
 has written a frame to the terminal. At the first frame it notes the time (the parent's
@@ -9,8 +9,9 @@ has written a frame to the terminal. At the first frame it notes the time (the p
 which modules are loaded; `IDLE_S` later (the controller has been built by then) the RSS
 and modules again; then it writes OUT as JSON and exits the app.
 
-KIND `ink` runs the real entry point (`python -m ink_tui -C WORKSPACE`, the offline demo
-model); KIND `bare` a Textual app with one Static and one Input.
+KIND `ink` runs the real entry point (`python -m ink_tui -C WORKSPACE INK_FLAGS...`, the
+offline demo model; figure 8 adds `-r ID`); KIND `bare` a Textual app with one Static and
+one Input.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def main() -> None:
     if kind == "ink":
         import runpy
 
-        sys.argv = ["ink", "-C", workspace]
+        sys.argv = ["ink", "-C", workspace, *sys.argv[5:]]
         try:
             runpy.run_module("ink_tui", run_name="__main__", alter_sys=True)
         except SystemExit as exit_:
