@@ -24,6 +24,7 @@ so every run resumes the same file. In full mode one untimed start of each comes
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -59,10 +60,9 @@ class _Home:
             COLUMNS=str(COLUMNS),
         )
         out = root / "session.json"
-        import subprocess
-
+        builder = [sys.executable, "-m", "benchmarks.fig8_session"]
         subprocess.run(
-            [sys.executable, "-m", "benchmarks.fig8_session", str(self.workspace), str(messages), str(out)],
+            [*builder, str(self.workspace), str(messages), str(out)],
             cwd=REPO_ROOT,
             env=self.env,
             check=True,

@@ -23,11 +23,11 @@ LAST_WORD = "QZXJLASTWORD"
 MESSAGES_PER_TURN = 4
 
 _TOPICS = ("cache", "parser", "scheduler", "config loader", "session store", "retry policy")
-_PROSE = (
+_PROSE = str.split(
     "the failing test expects the oldest key to go first but the size check runs after "
     "the insert so one entry too many survives and the next lookup returns a stale value "
     "while the retry path reads the same field twice before the lock is taken"
-).split()
+)
 
 
 def _sentence(rng: random.Random) -> str:

@@ -1,13 +1,13 @@
 """The process measured by figure 1: `ink` (or the bare app) until its first frame, then idle.
 
-Run by `fig1_first_screen` under a pseudo-terminal as
-`python -m benchmarks.first_frame_child KIND OUT IDLE_S WORKSPACE [INK_FLAGS...]`. It imports nothing
-beyond the standard library and `textual.app` (which both apps import anyway) before the
-app starts, and only hooks `App.post_display_hook`, which Textual calls right after it
-has written a frame to the terminal. At the first frame it notes the time (the parent's
-`time.monotonic()` before spawning is the start; the clock is system-wide), its RSS and
-which modules are loaded; `IDLE_S` later (the controller has been built by then) the RSS
-and modules again; then it writes OUT as JSON and exits the app.
+Run by `fig1_first_screen` (and `fig8_resume`) under a pseudo-terminal as `python -m
+benchmarks.first_frame_child KIND OUT IDLE_S WORKSPACE [INK_FLAGS...]`. It imports
+nothing beyond the standard library and `textual.app` (which both apps import anyway)
+before the app starts, and only hooks `App.post_display_hook`, which Textual calls right
+after it has written a frame to the terminal. At the first frame it notes the time (the
+parent's `time.monotonic()` before spawning is the start; the clock is system-wide), its
+RSS and which modules are loaded; `IDLE_S` later (the controller has been built by then)
+the RSS and modules again; then it writes OUT as JSON and exits the app.
 
 KIND `ink` runs the real entry point (`python -m ink_tui -C WORKSPACE INK_FLAGS...`, the
 offline demo model; figure 8 adds `-r ID`); KIND `bare` a Textual app with one Static and
