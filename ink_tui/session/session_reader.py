@@ -29,7 +29,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from ink_tui.core.compaction_prompt import summary_message
 from ink_tui.core.messages import Message
@@ -98,35 +98,50 @@ class LoadedSession:
 
 
 def load_session(path: Path) -> LoadedSession:
-    """Read a whole session. Raises `SessionFileError` (never a bare parse error)."""
+    """Read a whole session. Raises `SessionFileError` (never a bare parse error).
+
+    The file is read a line at a time: only the parsed entries stay, never the file's
+    bytes as well (a 50 MB session held both for a while, and the heap kept the room).
+    """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        file = open(path, "rb")  # noqa: SIM115 - closed below, read in a loop
     except OSError as error:
         raise SessionFileError(path, f"cannot be read ({error.strerror or error})") from None
-    if not data.strip():
-        raise SessionFileError(path, "the file is empty: it has no session header")
-    lines = data.split(b"\n")
-    # Whatever follows the last newline is a line the writer did not finish (or b"").
-    unfinished = lines.pop()
+    with file:
+        try:
+            return _read_open(path, file)
+        except OSError as error:
+            raise SessionFileError(path, f"cannot be read ({error.strerror or error})") from None
+
+
+def _read_open(path: Path, file: BinaryIO) -> LoadedSession:
+    header_line = file.readline()
     warnings: list[str] = []
-    if unfinished.strip():
-        if _parses(unfinished):
-            lines.append(unfinished)
-        elif not lines:
+    if not header_line.endswith(b"\n"):
+        # The whole file is one line the writer did not finish (or nothing at all).
+        if not header_line.strip():
+            raise SessionFileError(path, "the file is empty: it has no session header")
+        if not _parses(header_line):
             raise SessionFileError(path, "the session header was cut off", line=1)
-        else:
+    elif not header_line.strip() and not _has_content(file):
+        raise SessionFileError(path, "the file is empty: it has no session header")
+
+    header = _decode_line(path, 1, header_line, decode_header)
+    del header_line
+    entries: list[Entry] = []
+    damaged: list[SessionFileError] = []
+    for number, raw in enumerate(file, start=2):
+        if not raw.strip():
+            continue
+        if not raw.endswith(b"\n") and not _parses(raw):
+            # A last line the writer did not finish (the app was killed while writing
+            # it): nothing after it was lost.
             warnings.append(
                 f"the last line of {path} was cut off (the app was probably killed while "
                 "writing); skipped it"
             )
-
-    header = _decode_line(path, 1, lines[0], decode_header)
-    entries: list[Entry] = []
-    damaged: list[SessionFileError] = []
-    for number, raw in enumerate(lines[1:], start=2):
-        if not raw.strip():
-            continue
+            break
         try:
             entries.append(_decode_line(path, number, raw, decode_entry))
         except _UnknownType as unknown:
@@ -250,6 +265,14 @@ def _decode_line(path: Path, number: int, raw: bytes, decode: Callable[[Any], T]
         raise _UnknownType(str(error)) from None
     except EntryError as error:
         raise SessionFileError(path, str(error), line=number) from None
+
+
+def _has_content(file: BinaryIO) -> bool:
+    """Whether anything but blank lines follows (the file's position moves; seek back)."""
+    start = file.tell()
+    found = any(line.strip() for line in file)
+    file.seek(start)
+    return found
 
 
 def _parses(raw: bytes) -> bool:
