@@ -36,7 +36,7 @@ async def test_http_providers_use_it_and_https_ones_keep_httpx_own() -> None:
         assert not isinstance(secure._client._transport, LeanHTTPTransport)
         # httpx's transport methods work on `_pool` alone: an httpx that changes that
         # breaks every request here, not silently.
-        assert type(httpx.AsyncHTTPTransport()._pool) is type(LeanHTTPTransport()._pool)
+        assert isinstance(LeanHTTPTransport()._pool, type(httpx.AsyncHTTPTransport()._pool))
     finally:
         await plain.aclose()
         await secure.aclose()

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from httpcore._async.http11 import AsyncHTTP11Connection
 
 from ink_tui.core.abort import AbortController
 from ink_tui.core.messages import AssistantMessage, ToolCall, Usage, UserMessage
@@ -382,6 +383,9 @@ async def test_reading_pauses_while_a_slow_consumer_has_enough_waiting(
 ) -> None:
     # About three events' worth of bytes (each is an HTTP chunk of some 130 bytes).
     monkeypatch.setattr(body, "READ_AHEAD", 300)
+    # A network read's chunks come as one piece of the body (`bulk_chunks`), so a batch
+    # is the read-ahead plus at most one read: make a read small too.
+    monkeypatch.setattr(AsyncHTTP11Connection, "READ_NUM_BYTES", 150)
     pieces = [f"p{n:03} " for n in range(100)]
     gate = Gate()
     server.push(Reply([*(content(piece) for piece in pieces), gate, chunk({}, "stop"), DONE]))

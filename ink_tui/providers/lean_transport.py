@@ -26,6 +26,8 @@ from typing import Any, cast
 import httpcore
 import httpx
 
+from ink_tui.providers.bulk_chunks import use_bulk_chunks
+
 # Unread bytes at which the socket stops being read (TCP then holds the server back).
 HIGH_WATER = 256 * 1024
 
@@ -236,13 +238,23 @@ async def _connected(connecting: Any, limit: float | None) -> tuple[asyncio.Tran
     return transport, protocol
 
 
+class LeanPool(httpcore.AsyncConnectionPool):
+    """httpcore's pool, whose chunked bodies are read a network read at a time
+    (`bulk_chunks`): a fast stream sends one SSE event per HTTP chunk."""
+
+    async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
+        response = await super().handle_async_request(request)
+        use_bulk_chunks(response)
+        return response
+
+
 class LeanHTTPTransport(httpx.AsyncHTTPTransport):
     """httpx's own transport (request and response mapping, errors) on `LeanBackend`."""
 
     def __init__(self) -> None:
         # Not httpx's `__init__`: it would build an SSL context and a pool only to be
         # replaced. Its methods use nothing but `_pool`, which a test checks.
-        self._pool = httpcore.AsyncConnectionPool(
+        self._pool = LeanPool(
             max_connections=100,  # httpx's default limits
             max_keepalive_connections=20,
             keepalive_expiry=5.0,
