@@ -42,7 +42,7 @@ FORBIDDEN_PREFIXES = ("ink_tui.providers", "ink_tui.tools", "ink_tui.session")
 # ... except configuration, which is read to choose the front end and the model: the
 # package itself and its config modules (by last name component).
 ALLOWED_PACKAGES = ("ink_tui.session",)
-CONFIG_MODULES = ("config", "config_*", "model_config", "api_keys")
+CONFIG_MODULES = ("config", "config_*", "model_*", "api_keys")
 
 _ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)")
 

@@ -16,7 +16,8 @@ The app's helpers, each in its own module, act on it through the `AppHost` proto
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -26,28 +27,11 @@ from textual.binding import Binding, BindingType
 
 from ink_tui.control.bus import EventBus
 from ink_tui.core.events import Event, InputRestored, StateChange
-from ink_tui.ui.app_extensions import AppExtensions
 from ink_tui.ui.app_start import AppStart, MakeController
-from ink_tui.ui.command_palette import SlashCommandProvider
-from ink_tui.ui.command_runner import CommandRunner, model_label
-from ink_tui.ui.ctrl_c import CtrlCPolicy
-from ink_tui.ui.file_completion import FileIndex
 from ink_tui.ui.keys import install_alt_enter
-from ink_tui.ui.session_actions import SessionActions
-from ink_tui.ui.slash_commands import (
-    RunSlashCommand,
-    SlashCommand,
-    literal_text,
-    parse_slash,
-    unknown_message,
-)
 from ink_tui.ui.startup import AppSessions, SessionPlan
-from ink_tui.ui.widgets.activity_panel import ActivityPanel
-from ink_tui.ui.widgets.approval_question import ApprovalQuestion
-from ink_tui.ui.widgets.completion_menu import CompletionMenu
 from ink_tui.ui.widgets.hint_row import HintRow
 from ink_tui.ui.widgets.prompt_input import PromptInput, placeholder_for
-from ink_tui.ui.widgets.queue_list import QueueList
 from ink_tui.ui.widgets.status_bar import StatusBar
 from ink_tui.ui.widgets.too_small import TooSmall, check_size
 from ink_tui.ui.widgets.transcript import Transcript
@@ -55,11 +39,27 @@ from ink_tui.ui.widgets.transcript import Transcript
 if TYPE_CHECKING:
     # For annotations only: the controller module imports the agent loop, which the
     # first frame does not need (make_controller imports it after that frame).
+    from textual.command import Provider
+
     from ink_tui.control.controller import RunController
     from ink_tui.extensions.host import ExtensionHost
     from ink_tui.extensions.startup import ExtensionOptions
     from ink_tui.session.config import Config
+    from ink_tui.ui.app_extensions import AppExtensions
+    from ink_tui.ui.command_runner import CommandRunner
+    from ink_tui.ui.ctrl_c import CtrlCPolicy
+    from ink_tui.ui.session_actions import SessionActions
     from ink_tui.ui.session_binding import SessionBinding
+    from ink_tui.ui.slash_commands import RunSlashCommand, SlashCommand
+    from ink_tui.ui.widgets.approval_question import ApprovalQuestion
+    from ink_tui.ui.widgets.queue_list import QueueList
+
+
+def _slash_command_provider() -> type[Provider]:
+    """The palette's provider, imported when the palette first opens."""
+    from ink_tui.ui.command_palette import SlashCommandProvider
+
+    return SlashCommandProvider
 
 
 class InkApp(App[None]):
@@ -68,7 +68,7 @@ class InkApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "ink"
     # Only our commands: the system "Quit" would leave without settling the run.
-    COMMANDS: ClassVar = {SlashCommandProvider}
+    COMMANDS: ClassVar = {_slash_command_provider}
     BINDINGS: ClassVar[list[BindingType]] = [
         # The ids are the action names of the config file's [keys] table (set_keymap).
         Binding("ctrl+c", "interrupt", "Interrupt", priority=True, id="interrupt"),
@@ -90,15 +90,16 @@ class InkApp(App[None]):
         session_root: Path | None = None,
         config: Config | None = None,
         freeze_startup_heap: bool = False,
-        extensions: ExtensionOptions | None = None,
+        extensions: ExtensionOptions | Callable[[], ExtensionOptions] | None = None,
     ) -> None:
+        """`extensions` may be a factory, called after the first frame: the options'
+        module imports the extension host, some 10 ms before anything is drawn."""
         super().__init__()
         self.plan = plan or SessionPlan("off")
         self.config_notices = list(notices)
         self.session_root = session_root
         self.config = config
         self.sessions: AppSessions | None = None
-        self.commands = CommandRunner(self)
         self.binding: SessionBinding | None = None
         install_alt_enter()
         self.bus = EventBus()
@@ -107,19 +108,44 @@ class InkApp(App[None]):
         self.model_label = model_label
         self.is_demo = is_demo
         self.workspace = workspace
-        self.ctrl_c = CtrlCPolicy(self)
-        self.session_actions = SessionActions(self)
-        # Loaded with the controller.
-        self.extensions = AppExtensions(self, extensions)
+        self._extension_source = extensions
+
+    # The app's helpers are made when first used, after the first frame: their modules
+    # (slash commands, dialogs) are not needed to draw it.
+
+    @cached_property
+    def commands(self) -> CommandRunner:
+        from ink_tui.ui.command_runner import CommandRunner
+
+        return CommandRunner(self)
+
+    @cached_property
+    def ctrl_c(self) -> CtrlCPolicy:
+        from ink_tui.ui.ctrl_c import CtrlCPolicy
+
+        return CtrlCPolicy(self)
+
+    @cached_property
+    def session_actions(self) -> SessionActions:
+        from ink_tui.ui.session_actions import SessionActions
+
+        return SessionActions(self)
+
+    @cached_property
+    def extensions(self) -> AppExtensions:
+        """Loaded with the controller."""
+        from ink_tui.ui.app_extensions import AppExtensions
+
+        source = self._extension_source
+        return AppExtensions(self, source() if callable(source) else source)
 
     def compose(self) -> ComposeResult:
+        # What the first frame shows. The widgets hidden until something happens (the
+        # activity panel, approval question, queue and completion menu) are mounted right
+        # after it (`_mount_hidden`): nothing of them is on screen, and their modules and
+        # styles cost the first frame some 20 ms.
         yield Transcript(self.bus)
-        yield ActivityPanel(self.bus)
-        yield ApprovalQuestion(self.bus)
-        yield QueueList(self.bus)
-        prompt = PromptInput(id="prompt")
-        yield CompletionMenu(prompt, FileIndex(self.workspace))
-        yield prompt
+        yield PromptInput(id="prompt")
         yield HintRow(self.bus)
         yield StatusBar(
             self.bus, model_label=self.model_label, is_demo=self.is_demo, workspace=self.workspace
@@ -132,7 +158,28 @@ class InkApp(App[None]):
         self.prompt.placeholder = placeholder_for("idle", self.is_demo)
         self.prompt.focus()
         check_size(self.screen_stack[0], *self.size)
-        self.call_after_refresh(self.start.begin)
+        self.call_after_refresh(self._after_first_frame)
+
+    def _after_first_frame(self) -> None:
+        self._mount_hidden()
+        self.start.begin()
+
+    def _mount_hidden(self) -> None:
+        """The widgets the first frame leaves out, in their places above the input."""
+        from ink_tui.ui.file_completion import FileIndex
+        from ink_tui.ui.widgets.activity_panel import ActivityPanel
+        from ink_tui.ui.widgets.approval_question import ApprovalQuestion
+        from ink_tui.ui.widgets.completion_menu import CompletionMenu
+        from ink_tui.ui.widgets.queue_list import QueueList
+
+        prompt = self.prompt
+        self.screen_stack[0].mount(
+            ActivityPanel(self.bus),
+            ApprovalQuestion(self.bus),
+            QueueList(self.bus),
+            CompletionMenu(prompt, FileIndex(self.workspace)),
+            before=prompt,
+        )
 
     def _apply_preferences(self) -> None:
         """Theme and key bindings from the config; a bad value is a notice, not a crash."""
@@ -206,6 +253,8 @@ class InkApp(App[None]):
         self.ctrl_c.disarm()
         if self.binding is not None:
             self.binding.remember_input(message.text)
+        from ink_tui.ui.slash_commands import literal_text, parse_slash, unknown_message
+
         invocation = parse_slash(message.text, self.extra_commands)
         if invocation is not None:
             if invocation.command is None:
@@ -220,8 +269,10 @@ class InkApp(App[None]):
         # Before the controller exists (typed during the first frame), the line waits.
         self.start.submit(literal_text(message.text), message.mode)
 
-    @on(RunSlashCommand)
-    def _run_command(self, message: RunSlashCommand) -> None:
+    # The hidden widgets' messages are handled by name (`on_<widget>_<message>`): their
+    # classes are imported after the first frame, too late for `@on`.
+
+    def on_run_slash_command(self, message: RunSlashCommand) -> None:
         self.commands.run(message.name, message.argument)
 
     @on(PromptInput.EmptySubmit)
@@ -240,13 +291,14 @@ class InkApp(App[None]):
 
     # -- approval questions ---------------------------------------------------------
 
-    @on(ApprovalQuestion.Answered)
-    def _approval_answered(self, message: ApprovalQuestion.Answered) -> None:
+    def on_approval_question_answered(self, message: ApprovalQuestion.Answered) -> None:
         if self.controller is not None:
             self.controller.answer_approval(message.request_id, message.decision, message.reason)
 
     def action_focus_next(self) -> None:
         # Tab in the input goes to an open approval question first.
+        from ink_tui.ui.widgets.approval_question import ApprovalQuestion
+
         question = self.query_one(ApprovalQuestion)
         if question.is_open and self.prompt.has_focus:
             question.focus()
@@ -255,33 +307,27 @@ class InkApp(App[None]):
 
     # -- queue list -----------------------------------------------------------------
 
-    @on(QueueList.EditEntry)
-    def _edit_entry(self, message: QueueList.EditEntry) -> None:
+    def on_queue_list_edit_entry(self, message: QueueList.EditEntry) -> None:
         if self.controller is not None:
             self.controller.edit_entry(message.entry_id, message.text, message.mode)
 
-    @on(QueueList.ToggleMode)
-    def _toggle_mode(self, message: QueueList.ToggleMode) -> None:
+    def on_queue_list_toggle_mode(self, message: QueueList.ToggleMode) -> None:
         if self.controller is not None:
             self.controller.toggle_entry_mode(message.entry_id)
 
-    @on(QueueList.RemoveEntry)
-    def _remove_entry(self, message: QueueList.RemoveEntry) -> None:
+    def on_queue_list_remove_entry(self, message: QueueList.RemoveEntry) -> None:
         if self.controller is not None:
             self.controller.remove_entry(message.entry_id)
 
-    @on(QueueList.MoveEntry)
-    def _move_entry(self, message: QueueList.MoveEntry) -> None:
+    def on_queue_list_move_entry(self, message: QueueList.MoveEntry) -> None:
         if self.controller is not None:
             self.controller.move_entry(message.entry_id, message.offset)
 
-    @on(QueueList.MoveEntryTo)
-    def _move_entry_to(self, message: QueueList.MoveEntryTo) -> None:
+    def on_queue_list_move_entry_to(self, message: QueueList.MoveEntryTo) -> None:
         if self.controller is not None:
             self.controller.move_entry_to(message.entry_id, message.index)
 
-    @on(QueueList.Leave)
-    def _leave_queue(self) -> None:
+    def on_queue_list_leave(self) -> None:
         self.prompt.focus()
 
     # -- actions --------------------------------------------------------------------
@@ -304,6 +350,8 @@ class InkApp(App[None]):
         self.query_one(Transcript).toggle_all_folds()
 
     def action_focus_queue(self) -> None:
+        from ink_tui.ui.widgets.queue_list import QueueList
+
         queue = self.query_one(QueueList)
         if queue.display:
             queue.focus_list()
@@ -322,9 +370,10 @@ def run_app(
     workspace: Path,
     plan: SessionPlan,
     *,
-    extensions: ExtensionOptions | None = None,
+    extensions: ExtensionOptions | Callable[[], ExtensionOptions] | None = None,
 ) -> int:
     from ink_tui.assemble import assemble_controller
+    from ink_tui.ui.command_runner import model_label
 
     settings = config.run_settings()
     model = config.model_config()

@@ -55,7 +55,9 @@ class AppHost(Protocol):
     config: Config | None
     workspace: Path
     session_root: Path | None
-    session_actions: SessionMenu
+
+    @property
+    def session_actions(self) -> SessionMenu: ...
 
     @property
     def extension_host(self) -> ExtensionHost | None: ...
@@ -100,7 +102,9 @@ class StartHost(AppHost, Protocol):
     plan: SessionPlan
     # Configuration problems, shown once the transcript can take notices.
     config_notices: list[str]
-    extensions: ExtensionStarter
+
+    @property
+    def extensions(self) -> ExtensionStarter: ...
 
     @property
     def current_theme(self) -> Theme: ...

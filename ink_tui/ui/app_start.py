@@ -11,6 +11,7 @@ once the controller exists, in order.
 from __future__ import annotations
 
 import contextlib
+import gc
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,8 @@ class AppStart:
         self._early: list[tuple[str, QueueMode]] = []
 
     def begin(self) -> None:
+        """Right after the first frame: `ink` collected no garbage until it (`cli.main`)."""
+        gc.enable()
         self.app.run_worker(
             self._import_then_start, thread=True, group="start", exit_on_error=False
         )

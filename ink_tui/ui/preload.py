@@ -18,6 +18,8 @@ CONTROLLER_MODULES = (
     # Checks tool arguments; left to the first tool call, its import froze the UI ~100 ms.
     "jsonschema",
     "ink_tui.assemble",
+    # The extensions' options and loader (`InkApp` makes the options after the frame).
+    "ink_tui.extensions.startup",
     "ink_tui.control.controller",
     "ink_tui.core.loop",
     "ink_tui.providers.openai_compat",
