@@ -6,24 +6,45 @@ files start-up needs (the input history, the session `ink -c`/`-r` resumes); the
 on the event loop, the controller is built, the session opened and the extensions loaded.
 Lines submitted before that (typed during the first frame) wait here and are submitted
 once the controller exists, in order.
+
+A resumed session shows its end at once: the thread reads the file's last entries first
+(`session_tail`) and the loop draws them in a preview transcript over the real one. The
+whole file is read next, and its transcript built behind the preview a few milliseconds
+at a time (keys are handled in between); then it takes the preview's place, and the
+controller, given the session's history, is built.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
+import threading
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from ink_tui.ui.startup import AppSessions, read_input_history, read_planned_session
+from ink_tui.ui.startup import (
+    AppSessions,
+    read_input_history,
+    read_planned_session,
+    read_planned_tail,
+)
 from ink_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from ink_tui.control.bus import EventBus
     from ink_tui.control.controller import RunController
     from ink_tui.control.input_queue import QueueMode
+    from ink_tui.session.entries import Entry
     from ink_tui.session.session_reader import LoadedSession
     from ink_tui.ui.app_host import StartHost
+
+# The class the real transcript wears while a preview of a resumed session covers it.
+BEHIND = "-behind-preview"
+PREVIEW_ID = "resume-preview"
+# The thread waits this long at most for the preview to be drawn, looking this often.
+TAIL_WAIT_S = 1.0
+TAIL_POLL_S = 0.004
 
 MakeController = Callable[["EventBus"], "RunController"]
 
@@ -35,10 +56,14 @@ class AppStart:
         # Only for a process that runs one app (`ink`): frozen objects are never freed.
         self._freeze_heap = freeze_heap
         self._early: list[tuple[str, QueueMode]] = []
+        # The resumed session, once drawn (before the controller exists).
+        self._shown: LoadedSession | None = None
+        # Its end, drawn at once while the rest is read and built (`_show_tail`).
+        self._preview: Transcript | None = None
+        self._building: asyncio.Task[None] | None = None
+        self._tail_drawn = threading.Event()
 
     def begin(self) -> None:
-        """Right after the first frame: `ink` collected no garbage until it (`cli.main`)."""
-        gc.enable()
         self.app.run_worker(
             self._import_then_start, thread=True, group="start", exit_on_error=False
         )
@@ -51,20 +76,79 @@ class AppStart:
             self.app.controller.submit(text, mode)
 
     def _import_then_start(self) -> None:
-        """On a thread: import what the controller needs, then build it on the loop."""
+        """On a thread: show a resumed session's end, read it whole and have it built,
+        import what the controller needs, then build the controller on the loop."""
         from ink_tui.ui.preload import import_controller_modules
 
         app = self.app
         history: tuple[list[str], str | None] = ([], None)
         session: LoadedSession | Exception | None = None
         try:
+            # The session first: what the user waits to see needs only the transcript,
+            # not the controller, whose imports follow while it is on screen.
+            tail = read_planned_tail(app.plan)
+            if tail:
+                app.call_from_thread(self._show_tail, tail)
+                # Reading the whole file here would take turns with drawing its end.
+                self._tail_drawn.wait(TAIL_WAIT_S)
+            session = read_planned_session(app.plan)
+            built = session is not None and not isinstance(session, Exception)
+            if self._preview is not None and built:
+                app.call_from_thread(self._build_session, session)
             import_controller_modules()
             history = read_input_history(app.plan, app.workspace, app.session_root)
-            session = read_planned_session(app.plan)
         finally:
             # Even if an import failed: building the controller reports it properly.
             with contextlib.suppress(RuntimeError):  # the app closed meanwhile
-                app.call_from_thread(self._start_controller, *history, session)
+                app.call_from_thread(self._start_when_built, *history, session)
+
+    async def _show_tail(self, tail: list[Entry]) -> None:
+        """The session's end, in a preview transcript over the (empty) real one."""
+        from ink_tui.ui.session_replay import replay
+
+        transcript = self.app.query_one(Transcript)
+        preview = Transcript(self.app.bus, id=PREVIEW_ID)
+        await self.app.screen_stack[0].mount(preview, after=transcript)
+        transcript.add_class(BEHIND)
+        replay(preview, tail)
+        self._preview = preview
+        self._when_drawn(preview)
+
+    def _when_drawn(self, preview: Transcript) -> None:
+        """Tell the thread once the frame with the preview's lines is written."""
+        if preview.virtual_size.height > 0 or not preview.is_attached:
+            self.app.call_after_refresh(self._tail_drawn.set)
+        else:
+            preview.set_timer(TAIL_POLL_S, lambda: self._when_drawn(preview))
+
+    def _build_session(self, session: LoadedSession) -> None:
+        """Build the whole transcript behind the preview, a step at a time."""
+        from ink_tui.ui.session_replay import show_session_in_steps
+
+        async def build() -> None:
+            await show_session_in_steps(self.app.query_one(Transcript), session)
+            self._shown = session
+            self._end_preview()
+
+        self._building = asyncio.ensure_future(build())
+
+    def _end_preview(self) -> None:
+        """The real transcript in the preview's place (built, or with why it was not)."""
+        preview, self._preview = self._preview, None
+        if preview is not None:
+            self.app.query_one(Transcript).remove_class(BEHIND)
+            preview.remove()
+
+    async def _start_when_built(
+        self,
+        input_history: Sequence[str] = (),
+        history_warning: str | None = None,
+        session: LoadedSession | Exception | None = None,
+    ) -> None:
+        if self._building is not None:
+            await self._building
+        self._end_preview()
+        self._start_controller(input_history, history_warning, session)
 
     def _start_controller(
         self,
@@ -84,7 +168,7 @@ class AppStart:
             for text in input_history:
                 app.prompt.input_history.add(text)
         app.sessions = AppSessions(app.binding, controller, transcript, app.prompt)
-        app.sessions.start(app.plan, session)
+        app.sessions.start(app.plan, session, shown=self._shown is session)
         for notice in app.config_notices:
             transcript.add_notice(notice, "warning")
         if history_warning:
@@ -98,9 +182,20 @@ class AppStart:
         app.run_worker(self._prepare_heap, thread=True, group="heap", exit_on_error=False)
 
     def _prepare_heap(self) -> None:
-        """On a thread: load and warm the answer renderer, then (for `ink`) freeze."""
-        from ink_tui.ui.heap import freeze_startup_heap, warm_up_renderer
+        """On a thread: load and warm the answer renderer, then (for `ink`) freeze the
+        start-up heap and collect garbage again.
 
-        warm_up_renderer(self.app.current_theme.dark)
-        if self._freeze_heap:
-            freeze_startup_heap()
+        `ink` collects nothing from its start until here (`cli.main`): the objects made
+        so far live as long as the app, and passes over them cost the first frame ~40 ms
+        and a resumed session's build far more. They are frozen without a full pass
+        first: that pass holds the interpreter ~70 ms (longer with a big session
+        resumed), just when the user starts typing, to free next to nothing.
+        """
+        from ink_tui.ui.heap import warm_up_renderer
+
+        try:
+            warm_up_renderer(self.app.current_theme.dark)
+        finally:
+            if self._freeze_heap:
+                gc.freeze()
+            gc.enable()

@@ -1,8 +1,16 @@
-"""Drawing a saved session into the transcript, as it looked when it happened."""
+"""Drawing a saved session into the transcript, as it looked when it happened.
+
+`show_session` draws it at once (`/resume` of a session picked in the app). `ink -c` and
+`-r` draw its end first (`session_tail`) and build the whole with `show_session_in_steps`,
+a few milliseconds at a time, so the keys typed meanwhile are handled between steps.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ink_tui.core.tool_api import ToolResult
 from ink_tui.session.entries import (
@@ -17,37 +25,77 @@ from ink_tui.session.entries import (
 )
 from ink_tui.ui.widgets.transcript import Transcript
 
+if TYPE_CHECKING:
+    from ink_tui.session.session_reader import LoadedSession
+
+# Work on the event loop between two chances for it to handle a key (half a frame).
+STEP_S = 0.008
+# Entries replayed between two looks at the clock.
+_CHECK_EVERY = 32
+
+
+def show_session(transcript: Transcript, loaded: LoadedSession) -> None:
+    """The whole transcript of `loaded`, its warnings, and a notice that it resumed."""
+    transcript.clear_view()
+    replay(transcript, loaded.entries)
+    _end(transcript, loaded)
+
+
+async def show_session_in_steps(
+    transcript: Transcript, loaded: LoadedSession, step_s: float = STEP_S
+) -> None:
+    """`show_session`, giving the event loop a turn every `step_s` of work."""
+    transcript.clear_view()
+    deadline = time.perf_counter() + step_s
+    for index, entry in enumerate(loaded.entries):
+        _replay_one(transcript, entry)
+        if index % _CHECK_EVERY == 0 and time.perf_counter() > deadline:
+            await asyncio.sleep(0)
+            deadline = time.perf_counter() + step_s
+    transcript.flush_now()
+    _end(transcript, loaded)
+
+
+def _end(transcript: Transcript, loaded: LoadedSession) -> None:
+    for warning in loaded.warnings:
+        transcript.add_notice(warning, "warning")
+    transcript.add_notice(f"Resumed session {loaded.id} ({loaded.message_count} messages).")
+
 
 def replay(transcript: Transcript, entries: Iterable[Entry]) -> None:
     for entry in entries:
-        if isinstance(entry, UserEntry):
-            message = entry.message
-            transcript.add_user(message.content, message.kind, message.source, message.custom_type)
-        elif isinstance(entry, AssistantEntry):
-            message = entry.message
-            if message.thinking:
-                transcript.append_thinking(message.thinking)
-            if message.text.strip():
-                transcript.begin_answer()
-                transcript.append_answer(message.text)
-                transcript.end_answer()
-            for call in message.tool_calls:
-                transcript.add_tool(call)
-        elif isinstance(entry, ToolResultEntry):
-            result = ToolResult(
-                content=entry.message.content,
-                is_error=entry.message.is_error,
-                details=dict(entry.details),
-            )
-            transcript.tool_finished(entry.message.call_id, result, entry.duration_s)
-        elif isinstance(entry, InterruptEntry):
-            transcript.add_notice("Interrupted.", "warning")
-        elif isinstance(entry, ErrorEntry):
-            transcript.add_notice(f"Run failed: {entry.text}", "error")
-        elif isinstance(entry, CompactionEntry):
-            transcript.add_compaction(
-                entry.summary, entry.tokens_before, entry.tokens_after, entry.reason
-            )
-        elif isinstance(entry, ModelChangeEntry):
-            transcript.add_notice(f"Model changed to {entry.model}.")
+        _replay_one(transcript, entry)
     transcript.flush_now()
+
+
+def _replay_one(transcript: Transcript, entry: Entry) -> None:
+    if isinstance(entry, UserEntry):
+        message = entry.message
+        transcript.add_user(message.content, message.kind, message.source, message.custom_type)
+    elif isinstance(entry, AssistantEntry):
+        message = entry.message
+        if message.thinking:
+            transcript.append_thinking(message.thinking)
+        if message.text.strip():
+            transcript.begin_answer()
+            transcript.append_answer(message.text)
+            transcript.end_answer()
+        for call in message.tool_calls:
+            transcript.add_tool(call)
+    elif isinstance(entry, ToolResultEntry):
+        result = ToolResult(
+            content=entry.message.content,
+            is_error=entry.message.is_error,
+            details=dict(entry.details),
+        )
+        transcript.tool_finished(entry.message.call_id, result, entry.duration_s)
+    elif isinstance(entry, InterruptEntry):
+        transcript.add_notice("Interrupted.", "warning")
+    elif isinstance(entry, ErrorEntry):
+        transcript.add_notice(f"Run failed: {entry.text}", "error")
+    elif isinstance(entry, CompactionEntry):
+        transcript.add_compaction(
+            entry.summary, entry.tokens_before, entry.tokens_after, entry.reason
+        )
+    elif isinstance(entry, ModelChangeEntry):
+        transcript.add_notice(f"Model changed to {entry.model}.")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from ink_tui.control.controller import RunController
+    from ink_tui.session.entries import Entry
     from ink_tui.session.session_reader import LoadedSession
     from ink_tui.session.session_writer import SessionWriter
     from ink_tui.ui.session_binding import SessionBinding
@@ -41,22 +42,56 @@ def plan_session(
     if not continue_ and resume is None:
         return SessionPlan("new")
     # Only a resume reads the store; a plain start does not pay for it before the first frame.
-    from ink_tui.session.session_choice import SessionLookupError, choose_session
+    path = None if continue_ or resume is None else _named_session(workspace, resume)
+    note = None
+    if path is None:
+        from ink_tui.session.session_choice import SessionLookupError, choose_session
 
-    try:
-        choice = choose_session(workspace, continue_=continue_, resume=resume)
-    except SessionLookupError as error:
-        return str(error)
-    if choice.path is None:
-        return SessionPlan("new", note=choice.note)
+        try:
+            choice = choose_session(workspace, continue_=continue_, resume=resume)
+        except SessionLookupError as error:
+            return str(error)
+        if choice.path is None:
+            return SessionPlan("new", note=choice.note)
+        path, note = choice.path, choice.note
     from ink_tui.session.session_lock import SessionLocked, check_unlocked
 
     try:
         # Refused before the app starts, rather than shown and then not saved.
-        check_unlocked(choice.path)
+        check_unlocked(path)
     except SessionLocked as error:
         return str(error)
-    return SessionPlan("resume", choice.path, note=choice.note)
+    return SessionPlan("resume", path, note=note)
+
+
+def _named_session(workspace: Path, id_prefix: str) -> Path | None:
+    """The one session file whose name's id starts with `id_prefix` and whose header
+    reads, found without reading the sessions; None leaves it to `choose_session`.
+
+    Session file names hold their id. The catalog summarises every session of the
+    workspace to find one (reading each in full: a 20 MB session took ~0.3 s before the
+    first frame); when the names alone single one out, its header is all that needs
+    reading. Anything else (no match, several, an unreadable header) goes the catalog's
+    way, which words the error.
+    """
+    from ink_tui.session.session_reader import SessionFileError, read_header
+    from ink_tui.session.store_paths import SESSION_SUFFIX, session_id_from_name, workspace_dir
+
+    prefix = id_prefix.strip().lower().removesuffix(SESSION_SUFFIX)
+    if not prefix:
+        return None
+    try:
+        names = [p for p in workspace_dir(workspace).iterdir() if session_id_from_name(p.name)]
+    except OSError:
+        return None
+    matches = [p for p in names if (session_id_from_name(p.name) or "").startswith(prefix)]
+    if len(matches) != 1:
+        return None
+    try:
+        header = read_header(matches[0])
+    except (SessionFileError, OSError):
+        return None
+    return matches[0] if header.id.lower().startswith(prefix) else None
 
 
 def read_planned_session(plan: SessionPlan) -> LoadedSession | Exception | None:
@@ -64,6 +99,19 @@ def read_planned_session(plan: SessionPlan) -> LoadedSession | Exception | None:
     if plan.mode != "resume" or plan.path is None:
         return None
     return read_session(plan.path)
+
+
+def read_planned_tail(plan: SessionPlan) -> list[Entry]:
+    """The last entries of the session `ink -c`/`-r` resumes, to show while the rest is
+    read (on a thread); none when there is no such session or its end does not read."""
+    if plan.mode != "resume" or plan.path is None:
+        return []
+    from ink_tui.ui.session_tail import read_tail
+
+    try:
+        return read_tail(plan.path)
+    except OSError:
+        return []  # the full read says why
 
 
 def read_input_history(
@@ -113,12 +161,23 @@ class AppSessions:
     def path(self) -> Path | None:
         return self.binding.path if self.binding is not None else None
 
-    def start(self, plan: SessionPlan, read: LoadedSession | Exception | None = None) -> None:
-        """Carry the plan out; `read` is the planned session, already read on a thread."""
+    def start(
+        self,
+        plan: SessionPlan,
+        read: LoadedSession | Exception | None = None,
+        *,
+        shown: bool = False,
+    ) -> None:
+        """Carry the plan out; `read` is the planned session, already read on a thread,
+        and `shown` says it is already drawn (`show_session`, before the controller)."""
         if plan.note:
             self.transcript.add_notice(plan.note)
         if plan.mode == "resume" and plan.path is not None:
-            self.open(plan.path, read if read is not None else read_session(plan.path))
+            loaded = read if read is not None else read_session(plan.path)
+            if shown and not isinstance(loaded, Exception):
+                self._continue(loaded)
+            else:
+                self.open(plan.path, loaded)
         else:
             self._start_file()
 
@@ -150,29 +209,27 @@ class AppSessions:
     def open(self, path: Path, read: LoadedSession | Exception) -> bool:
         """Show the session in `path`, read off the UI loop by `read_session`; False (with
         a notice saying why) if it could not be read."""
-        from ink_tui.ui.session_replay import replay
-
         if isinstance(read, Exception):
             self.transcript.add_notice(f"Could not resume {path}: {read}", "error")
             if self.binding is not None and self.binding.writer is None:
                 self._start_file()
             return False
-        loaded = read
+        from ink_tui.ui.session_replay import show_session
+
+        show_session(self.transcript, read)
+        self._continue(read)
+        return True
+
+    def _continue(self, loaded: LoadedSession) -> None:
+        """The model's history, and the file (with its queued input) to go on writing."""
         self.controller.history[:] = loaded.history
-        self.transcript.clear_view()
-        replay(self.transcript, loaded.entries)
-        for warning in loaded.warnings:
-            self.transcript.add_notice(warning, "warning")
-        self.transcript.add_notice(
-            f"Resumed session {loaded.id} ({loaded.message_count} messages)."
-        )
         if self.binding is None:
-            return True
+            return
         try:
             pending = self.binding.resume(loaded)
         except OSError as error:
             self._not_saved(error)
-            return True
+            return
         if pending.warning:
             self.transcript.add_notice(pending.warning, "warning")
         if not pending.empty:
@@ -183,4 +240,3 @@ class AppSessions:
             self.transcript.add_notice(
                 f"Restored {queued} and the unsent text from when the app last stopped."
             )
-        return True
