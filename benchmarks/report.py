@@ -224,6 +224,50 @@ FIGURES: dict[str, tuple[str, list[Row]]] = {
             ),
         ],
     ),
+    "resume": (
+        "8 Resume a long session",
+        [
+            Row(
+                "8",
+                "start to first frame, resume {messages:,.0f} messages (vs fresh start)",
+                "resume_ms",
+                "ms",
+                "fresh_ms",
+            ),
+            Row("8", "first frame, resume / fresh", "ratio", "x", None, ("<=", 1.5)),
+            Row(
+                "8",
+                "first key typed after it, to the input box",
+                "first_key_ms",
+                "ms",
+                None,
+                ("<=", 50),
+            ),
+            Row("8", "session file ({messages:,.0f} messages)", "file_mb", "MB"),
+        ],
+    ),
+    "big_session": (
+        "9 A 50 MB session",
+        [
+            Row(
+                "9",
+                "RSS resumed, {file_mb:.0f} MB session",
+                "rss_resumed_mib",
+                "MiB",
+                None,
+                ("<=", 200),
+            ),
+            Row(
+                "9",
+                "peak RSS through the next request (the whole history sent)",
+                "peak_rss_mib",
+                "MiB",
+                None,
+                ("<=", 200),
+            ),
+            Row("9", "start to first frame, {file_mb:.0f} MB session", "resume_ms", "ms"),
+        ],
+    ),
 }
 
 
@@ -242,6 +286,8 @@ LABEL_DEFAULTS: dict[str, Any] = {
     "tool_calls": 2000,
     "serve_each_rate": 4000,
     "serve_sessions": 20,
+    "messages": 20000,
+    "file_mb": 50,
 }
 
 

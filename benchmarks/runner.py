@@ -45,6 +45,8 @@ MODULES: dict[str, tuple[str, int]] = {
     "interrupt": ("benchmarks.fig5_interrupt", 3),
     "rpc": ("benchmarks.fig6_rpc", 5),
     "serve": ("benchmarks.fig7_serve", 3),
+    "resume": ("benchmarks.fig8_resume", 5),
+    "big_session": ("benchmarks.fig9_big_session", 3),
 }
 
 
