@@ -85,8 +85,10 @@ async def measure_ink(root: str, size: int) -> Sample:
         async with app.run_test(headless=False, size=SIZE):
             clock = await start_ink(app)
             shown = sink(app).watch(SENTINEL)
+            cpu = time.process_time()
             await submit(app, "Write the long answer.")
             on_screen = await asyncio.wait_for(shown, TIMEOUT_S)
+            cpu = time.process_time() - cpu
             assert app.controller is not None
             await asyncio.wait_for(app.controller.wait_idle(), 10)
             frames = sink(app).frames
@@ -99,6 +101,9 @@ async def measure_ink(root: str, size: int) -> Sample:
         "kbps": size / 1024 / seconds,
         # Where the time went: the bus saw the whole reply, then the screen caught up.
         "bus_end_s": clock.first["message_end"] - first["t"],
+        # CPU the app took meanwhile (all of it on the loop's thread but the markdown
+        # warm-up): well under `seconds` means the cores were busy with something else.
+        "cpu_s": cpu,
         "size": size,
         "frames": frames,
     }
@@ -127,6 +132,7 @@ def summarize(samples: dict[str, list[Any]]) -> dict[str, float]:
         "bare_kbps": median(bare),
         "ratio": median([i / b for i, b in zip(ink, bare, strict=True)]),
         "ink_bus_end_s": median([s["bus_end_s"] for s in samples["ink"]]),
+        "ink_cpu_s": median([s["cpu_s"] for s in samples["ink"]]),
         "bare_chars": median([s["chars"] for s in samples["bare"]]),
     }
 

@@ -32,6 +32,7 @@ import threading
 from pathlib import Path
 from typing import IO, Any
 
+from ink_tui import event_loop
 from ink_tui.api.session import AgentSession
 from ink_tui.modes.rpc_commands import CommandError, SessionHost, dispatch
 
@@ -276,7 +277,7 @@ def main(
         **flags,
     }
     try:
-        return asyncio.run(run_rpc(open_args, sys.stdin.buffer, protocol_out))
+        return event_loop.run(run_rpc(open_args, sys.stdin.buffer, protocol_out))
     finally:
         with contextlib.suppress(OSError):
             protocol_out.close()
