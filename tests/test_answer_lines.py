@@ -101,3 +101,23 @@ def test_a_list_is_spaced_the_same_streamed_in_pieces_or_rendered_whole() -> Non
     shown = texts(whole)
     assert shown[shown.index("  After the list.") + 2].strip() == ""
     assert "x = 1" in shown[shown.index("  After the list.") + 3]
+
+
+def test_the_shared_parser_reads_markdown_as_rich_does() -> None:
+    from rich.markdown import Markdown
+
+    from ink_tui.ui.blocks.answer_markdown import answer_markdown
+
+    source = (
+        "# Head\n\n| a | b |\n| - | - |\n| 1 | 2 |\n\n~~gone~~ *em* **strong** `code`\n\n"
+        "- item\n  1. nested\n\n> quote\n\n```python\nx = 1\n```\n\n"
+        "[link](https://x.y) <kbd>K</kbd>"
+    )
+    ours = answer_markdown(source, dark=True)
+    theirs = Markdown(source, code_theme="monokai")
+    assert [t.as_dict() for t in ours.parsed] == [t.as_dict() for t in theirs.parsed]
+    settings = {k: v for k, v in vars(theirs).items() if k not in ("markup", "parsed")}
+    assert {k: v for k, v in vars(ours).items() if k not in ("markup", "parsed")} == settings
+    # A second document through the same parser does not see the first one's state.
+    again = answer_markdown("plain", dark=True)
+    assert [t.type for t in again.parsed] == ["paragraph_open", "inline", "paragraph_close"]

@@ -79,19 +79,21 @@ class MarkdownGroup:
 
 
 class AnswerLines(Sequence[Strip]):
-    """An answer's lines at one width: finished groups drawn on demand, then the tail."""
+    """An answer's lines at one width: finished groups drawn on demand, then the tail.
+
+    Built on every frame of a stream, so it costs the same however many groups there
+    are: the group offsets come from the answer, summed once per group (`_layout`).
+    """
 
     def __init__(self, answer: AnswerBlock, width: int, look: Look, tail: list[Strip]) -> None:
         self._answer = answer
         self._width = width
         self._look = look
-        self._groups = list(answer.groups)
-        self._starts: list[int] = []
-        total = 0
-        for group in self._groups:
-            self._starts.append(total)
-            total += group.height(width, look)
-            answer.keep(group)
+        # The answer only ever appends groups (and replaces `starts` when the width
+        # changes), so these stay true for this frame's view without a copy.
+        self._groups = answer.groups
+        self._starts, total = answer._layout(width, look)
+        self._count = len(self._starts)
         self._tail_start = total
         self._tail = tail
         self._length = total + len(tail)
@@ -117,7 +119,7 @@ class AnswerLines(Sequence[Strip]):
             raise IndexError(index)
         if index >= self._tail_start:
             return self._tail[index - self._tail_start]
-        position = bisect_right(self._starts, index) - 1
+        position = bisect_right(self._starts, index, hi=self._count) - 1
         group = self._groups[position]
         lines = group.lines(self._width, self._look)
         self._answer.keep(group)
@@ -177,11 +179,15 @@ class AnswerBlock(Block):
         # Groups whose lines are kept, least recently drawn first, and their line count.
         self._kept: OrderedDict[MarkdownGroup, int] = OrderedDict()
         self._kept_lines = 0
+        # Where each group starts at `_layout_key` (width, dark), and where the last ends.
+        self._layout_key: tuple[int, bool] | None = None
+        self._starts: list[int] = []
+        self._end = 0
 
     @property
     def text(self) -> str:
         """Everything appended so far, flushed or not."""
-        return "".join(self._parts)
+        return "".join([*self._parts, *self._unflushed])
 
     @property
     def ended(self) -> bool:
@@ -195,7 +201,6 @@ class AnswerBlock(Block):
     def append(self, text: str) -> None:
         """Buffer `text`; nothing is parsed or drawn until `flush`."""
         self._unflushed.append(text)
-        self._parts.append(text)
 
     def close(self) -> None:
         """The reply is complete: its last block becomes a finished one at the next flush."""
@@ -208,6 +213,10 @@ class AnswerBlock(Block):
             return False
         text = "".join(self._unflushed)
         self._unflushed.clear()
+        if text:
+            # One piece per flush, not per delta: a long answer's deltas are tens of
+            # thousands of strings the garbage collector would walk on every full pass.
+            self._parts.append(text)
         finished = splitter.feed(text) if text else []
         if self._ended:
             rest = splitter.finish()
@@ -230,6 +239,24 @@ class AnswerBlock(Block):
 
     def render_lines(self, width: int, look: Look) -> AnswerLines:
         return AnswerLines(self, width, look, self._render_tail(width, look))
+
+    def _layout(self, width: int, look: Look) -> tuple[list[int], int]:
+        """Where each group starts at `width`, and where the last one ends.
+
+        Summed once per group and width: drawing a frame of a long answer must not cost
+        a call per group. Groups measured for the first time are drawn, so kept.
+        """
+        key = (width, look.dark)
+        if key != self._layout_key:
+            # A new list: lines built for the old width keep theirs.
+            self._layout_key, self._starts, self._end = key, [], 0
+        starts, end = self._starts, self._end
+        for group in self.groups[len(starts) :]:
+            starts.append(end)
+            end += group.height(width, look)
+            self.keep(group)
+        self._end = end
+        return starts, end
 
     @property
     def kept_lines(self) -> int:
@@ -266,3 +293,4 @@ class AnswerBlock(Block):
         self._kept.clear()
         self._kept_lines = 0
         self._tail_lines = None
+        # Heights stay known (groups keep them), so the offsets stay true.

@@ -10,6 +10,7 @@ from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
     from pygments.lexer import Lexer
     from rich.markdown import Markdown
 
@@ -59,7 +60,30 @@ def _markdown_class() -> type[Markdown]:
             "code_block": FlushCodeBlock,
         }
 
+        def __init__(self, markup: str, code_theme: str) -> None:
+            # Rich's own __init__ builds and configures a new parser for every document
+            # (half a millisecond), and a streaming answer makes a document or two a
+            # frame. Its settings come from a document built the usual way, once.
+            self.__dict__.update(_settings(code_theme))
+            self.markup = markup
+            self.parsed = _parser().parse(markup)
+
+    @cache
+    def _settings(code_theme: str) -> dict[str, object]:
+        return dict(vars(Markdown("", code_theme=code_theme)))
+
     return AnswerMarkdown
+
+
+@cache
+def _parser() -> MarkdownIt:
+    """The parser `rich.markdown.Markdown` builds for each document, built once.
+
+    Parsing keeps its state in the call, not in the parser, so one serves every answer.
+    """
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt().enable("strikethrough").enable("table")
 
 
 def answer_markdown(source: str, dark: bool) -> Markdown:
