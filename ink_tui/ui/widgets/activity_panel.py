@@ -66,6 +66,8 @@ class ActivityPanel(Static):
         self.waiting_since: float | None = None
         self.waiting_limit = 0.0
         self.rows: dict[str, _Row] = {}
+        # Lines last painted: only a change in their number moves the widgets below.
+        self._painted_lines = -1
         self._unsubscribe = lambda: None
 
     def on_mount(self) -> None:
@@ -135,7 +137,7 @@ class ActivityPanel(Static):
 
     def _paint(self) -> None:
         if not self.phase:
-            self.update("")
+            self._show("", 0)
             return
         now = clock.now()
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -159,4 +161,10 @@ class ActivityPanel(Static):
                 text.append(f"  {clock.spinner(row.started)} ", style="cyan")
                 text.append(row.label)
                 text.append(f"  {clock.format_elapsed(now - row.started)}", style="dim")
-        self.update(text)
+        self._show(text, 1 + len(self.rows))
+
+    def _show(self, content: Text | str, lines: int) -> None:
+        # The ticker repaints ten times a second while a model streams; a layout of the
+        # whole screen each time would redraw every widget, and keys wait behind that.
+        self.update(content, layout=lines != self._painted_lines)
+        self._painted_lines = lines

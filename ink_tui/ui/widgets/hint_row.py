@@ -77,7 +77,8 @@ class HintRow(Static):
         if self._flash_timer is not None:
             self._flash_timer.stop()
         self.add_class("-flash")
-        self.update(Text(message, no_wrap=True, overflow="ellipsis"))
+        # One row, always (see the CSS): no layout, only this row is drawn again.
+        self.update(Text(message, no_wrap=True, overflow="ellipsis"), layout=False)
         self._flash_timer = self.set_timer(seconds, self._end_flash)
 
     def _end_flash(self) -> None:
@@ -86,4 +87,6 @@ class HintRow(Static):
 
     def _paint(self) -> None:
         self.remove_class("-flash")
-        self.update(hint_text(RUNNING_HINTS if self._state == "running" else IDLE_HINTS))
+        self.update(
+            hint_text(RUNNING_HINTS if self._state == "running" else IDLE_HINTS), layout=False
+        )

@@ -149,4 +149,5 @@ class StatusBar(Static):
             text.append(f"{self.jobs} job{'s' if self.jobs != 1 else ''}", style="bold yellow")
             text.append("  ·  ")
         text.append(_short_path(self.workspace), style="dim")
-        self.update(text)
+        # One row, always (see the CSS): no layout, only this row is drawn again.
+        self.update(text, layout=False)
