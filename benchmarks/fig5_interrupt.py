@@ -1,9 +1,9 @@
 """Figure 5, interrupt: Ctrl+C during a stream and during a `bash` command, and to idle.
 
-- Stream: the server streams the long answer at 8 KB/s; 0.3 s after the first delta,
-  Ctrl+C is sent as a terminal's input thread sends keys. `http_closed` runs to the
-  moment the server sees the hang-up (its own clock, one clock on Linux); `idle` to the
-  `state: idle` event on the bus.
+- Stream: the server streams the long answer at 32 KB/s (a fast model); 0.3 s after the
+  first delta, Ctrl+C is sent as a terminal's input thread sends keys. `http_closed` runs
+  to the moment the server sees the hang-up (its own clock, one clock on Linux); `idle`
+  to the `state: idle` event on the bus.
 - Bash: the model asks for `bash` running `sleep` with a child of its own (a subshell
   running `sleep`); once the whole process group is up, Ctrl+C. `group_gone` runs to
   the exit of the last member of the group (each watched through a pidfd, so no polling);
@@ -27,7 +27,7 @@ from benchmarks.harness import SIZE, make_ink_app, sink, start_ink, submit, wait
 from benchmarks.loopback import PGID_FILE, LoopbackServer, last_record
 
 STREAM_SIZE = 200 * 1024
-RATE = 8 * 1024
+RATE = 32 * 1024
 STREAM_FOR_S = 0.3
 # bash, the subshell, its sleep and the foreground sleep.
 GROUP_MEMBERS = 4
