@@ -91,6 +91,8 @@ async def test_a_resumed_session_shows_its_end_and_takes_keys_before_the_rest_is
         assert app.controller is None
         await pilot.press("h", "i")
         assert app.prompt.text == "hi"
+        # The widgets hidden until needed come once the end is drawn, not after the rest.
+        await wait_until(pilot, lambda: bool(app.query("QueueList")), what="the queue")
 
         held.set()
         await wait_until(pilot, lambda: app.controller is not None, what="the controller")

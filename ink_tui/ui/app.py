@@ -140,11 +140,16 @@ class InkApp(App[None]):
         return AppExtensions(self, source() if callable(source) else source)
 
     def compose(self) -> ComposeResult:
-        # What the first frame shows. The widgets hidden until something happens (the
-        # activity panel, approval question, queue and completion menu) are mounted right
-        # after it (`_mount_hidden`): nothing of them is on screen, and their modules and
-        # styles cost the first frame some 20 ms.
-        yield Transcript(self.bus)
+        # What the first frame shows (with a resumed session's end, `AppStart.preview`).
+        # The widgets hidden until something happens (the activity panel, approval
+        # question, queue and completion menu) are mounted right after it
+        # (`_mount_hidden`): nothing of them is on screen, and their modules and styles
+        # cost the first frame some 20 ms.
+        transcript = Transcript(self.bus)
+        yield transcript
+        preview = self.start.preview(transcript)
+        if preview is not None:
+            yield preview
         yield PromptInput(id="prompt")
         yield HintRow(self.bus)
         yield StatusBar(
@@ -161,8 +166,8 @@ class InkApp(App[None]):
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
-        self._mount_hidden()
-        self.start.begin()
+        # A resumed session's end is drawn first; the hidden widgets can wait for it.
+        self.start.begin(then=self._mount_hidden)
 
     def _mount_hidden(self) -> None:
         """The widgets the first frame leaves out, in their places above the input."""
@@ -299,10 +304,11 @@ class InkApp(App[None]):
         # Tab in the input goes to an open approval question first.
         from ink_tui.ui.widgets.approval_question import ApprovalQuestion
 
-        question = self.query_one(ApprovalQuestion)
-        if question.is_open and self.prompt.has_focus:
-            question.focus()
-            return
+        # (Not mounted yet while a resumed session's end is being drawn.)
+        for question in self.query(ApprovalQuestion):
+            if question.is_open and self.prompt.has_focus:
+                question.focus()
+                return
         super().action_focus_next()
 
     # -- queue list -----------------------------------------------------------------
@@ -352,11 +358,12 @@ class InkApp(App[None]):
     def action_focus_queue(self) -> None:
         from ink_tui.ui.widgets.queue_list import QueueList
 
-        queue = self.query_one(QueueList)
-        if queue.display:
-            queue.focus_list()
-        else:
-            self.query_one(HintRow).flash("The queue is empty.")
+        # (Not mounted yet while a resumed session's end is being drawn.)
+        for queue in self.query(QueueList):
+            if queue.display:
+                queue.focus_list()
+                return
+        self.query_one(HintRow).flash("The queue is empty.")
 
     def quit_app(self, code: int = 0) -> None:
         if self.controller is not None:

@@ -7,11 +7,12 @@ on the event loop, the controller is built, the session opened and the extension
 Lines submitted before that (typed during the first frame) wait here and are submitted
 once the controller exists, in order.
 
-A resumed session shows its end at once: the thread reads the file's last entries first
-(`session_tail`) and the loop draws them in a preview transcript over the real one. The
-whole file is read next, and its transcript built behind the preview a few milliseconds
-at a time (keys are handled in between); then it takes the preview's place, and the
-controller, given the session's history, is built.
+A resumed session shows its end in the first frames: the file's last entries are read
+from its end (`session_tail`) as the app is composed, and drawn in a preview transcript
+over the real one. Once they are on screen the thread reads the whole file, and its
+transcript is built behind the preview a few milliseconds at a time (keys are handled in
+between); then it takes the preview's place, and the controller, given the session's
+history, is built.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import asyncio
 import contextlib
 import gc
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -35,14 +37,14 @@ if TYPE_CHECKING:
     from ink_tui.control.bus import EventBus
     from ink_tui.control.controller import RunController
     from ink_tui.control.input_queue import QueueMode
-    from ink_tui.session.entries import Entry
     from ink_tui.session.session_reader import LoadedSession
     from ink_tui.ui.app_host import StartHost
 
 # The class the real transcript wears while a preview of a resumed session covers it.
 BEHIND = "-behind-preview"
 PREVIEW_ID = "resume-preview"
-# The thread waits this long at most for the preview to be drawn, looking this often.
+# How long the preview may take to be drawn before the rest goes on anyway, and how often
+# to look.
 TAIL_WAIT_S = 1.0
 TAIL_POLL_S = 0.004
 
@@ -58,12 +60,33 @@ class AppStart:
         self._early: list[tuple[str, QueueMode]] = []
         # The resumed session, once drawn (before the controller exists).
         self._shown: LoadedSession | None = None
-        # Its end, drawn at once while the rest is read and built (`_show_tail`).
+        # Its end, drawn at once while the rest is read and built (`preview`).
         self._preview: Transcript | None = None
         self._building: asyncio.Task[None] | None = None
         self._tail_drawn = threading.Event()
 
-    def begin(self) -> None:
+    def preview(self, transcript: Transcript) -> Transcript | None:
+        """A resumed session's end, to compose over `transcript` in the first frame (the
+        last entries only, read from the end of the file); None for other plans."""
+        tail = read_planned_tail(self.app.plan)
+        if not tail:
+            return None
+        from ink_tui.ui.session_replay import replay
+
+        preview = self._preview = Transcript(self.app.bus, id=PREVIEW_ID)
+        # Drawn once laid out; the real transcript is built behind it (`_build_session`).
+        replay(preview, tail)
+        transcript.add_class(BEHIND)
+        return preview
+
+    def begin(self, then: Callable[[], None] = lambda: None) -> None:
+        """Right after the first frame: start the thread; `then` runs once a resumed
+        session's end is on screen (at once for other plans)."""
+        if self._preview is not None:
+            self._when_drawn(self._preview, then, time.monotonic() + TAIL_WAIT_S)
+        else:
+            then()
+            self._tail_drawn.set()
         self.app.run_worker(
             self._import_then_start, thread=True, group="start", exit_on_error=False
         )
@@ -84,13 +107,10 @@ class AppStart:
         history: tuple[list[str], str | None] = ([], None)
         session: LoadedSession | Exception | None = None
         try:
-            # The session first: what the user waits to see needs only the transcript,
-            # not the controller, whose imports follow while it is on screen.
-            tail = read_planned_tail(app.plan)
-            if tail:
-                app.call_from_thread(self._show_tail, tail)
-                # Reading the whole file here would take turns with drawing its end.
-                self._tail_drawn.wait(TAIL_WAIT_S)
+            # The session first: seeing it needs only the transcript, not the
+            # controller, whose imports follow while it is built.
+            # Reading the whole file at once would take turns with drawing its end.
+            self._tail_drawn.wait(TAIL_WAIT_S)
             session = read_planned_session(app.plan)
             built = session is not None and not isinstance(session, Exception)
             if self._preview is not None and built:
@@ -102,24 +122,15 @@ class AppStart:
             with contextlib.suppress(RuntimeError):  # the app closed meanwhile
                 app.call_from_thread(self._start_when_built, *history, session)
 
-    async def _show_tail(self, tail: list[Entry]) -> None:
-        """The session's end, in a preview transcript over the (empty) real one."""
-        from ink_tui.ui.session_replay import replay
-
-        transcript = self.app.query_one(Transcript)
-        preview = Transcript(self.app.bus, id=PREVIEW_ID)
-        await self.app.screen_stack[0].mount(preview, after=transcript)
-        transcript.add_class(BEHIND)
-        replay(preview, tail)
-        self._preview = preview
-        self._when_drawn(preview)
-
-    def _when_drawn(self, preview: Transcript) -> None:
-        """Tell the thread once the frame with the preview's lines is written."""
-        if preview.virtual_size.height > 0 or not preview.is_attached:
+    def _when_drawn(self, preview: Transcript, then: Callable[[], None], give_up: float) -> None:
+        """Once the preview's lines are measured (so the next frame shows them): `then`,
+        and tell the thread after that frame."""
+        drawn = preview.virtual_size.height > 0 or not preview.is_attached
+        if drawn or time.monotonic() > give_up:
+            then()
             self.app.call_after_refresh(self._tail_drawn.set)
         else:
-            preview.set_timer(TAIL_POLL_S, lambda: self._when_drawn(preview))
+            preview.set_timer(TAIL_POLL_S, lambda: self._when_drawn(preview, then, give_up))
 
     def _build_session(self, session: LoadedSession) -> None:
         """Build the whole transcript behind the preview, a step at a time."""
