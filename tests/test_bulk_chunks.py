@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 
 import h11
@@ -12,7 +13,11 @@ from h11._receivebuffer import ReceiveBuffer
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ink_tui.providers.bulk_chunks import BulkChunkedReader, use_bulk_chunks
+from ink_tui.providers.bulk_chunks import (
+    BulkChunkedReader,
+    DirectChunkedBody,
+    read_chunks_directly,
+)
 from ink_tui.providers.lean_transport import LeanHTTPTransport
 from tests.scripted_server import Reply, ScriptedServer
 
@@ -95,7 +100,7 @@ def test_one_read_of_many_chunks_is_one_event() -> None:
 
 
 async def test_the_lean_transport_reads_chunked_bodies_in_bulk(server: ScriptedServer) -> None:
-    """httpcore's and h11's attributes that `use_bulk_chunks` reaches are still there."""
+    """httpcore's and h11's attributes that `read_chunks_directly` reaches are still there."""
     pieces = [f"piece {n}\n" for n in range(50)]
     server.push(Reply(list(pieces)))
     seen: list[bool] = []
@@ -105,8 +110,7 @@ async def test_the_lean_transport_reads_chunked_bodies_in_bulk(server: ScriptedS
 
     async def spy(request: object) -> object:
         response = await original(request)  # type: ignore[arg-type]
-        reader = response.stream._stream._connection._h11_state._reader  # type: ignore[attr-defined]
-        seen.append(isinstance(reader, BulkChunkedReader))
+        seen.append(isinstance(response.stream._stream, DirectChunkedBody))  # type: ignore[attr-defined]
         return response
 
     pool.handle_async_request = spy  # type: ignore[method-assign]
@@ -125,4 +129,60 @@ def test_a_reader_already_in_a_body_is_left_alone() -> None:
 
     response = Fake()
     response.stream = Fake()  # type: ignore[attr-defined]
-    assert use_bulk_chunks(response) is False
+    assert read_chunks_directly(response) is False
+
+
+async def _raw_server(reply: bytes, *, hang_up: bool = False) -> tuple[asyncio.Server, str]:
+    """A server that answers every request on a connection with `reply`, as written
+    (then closes the connection, with `hang_up`)."""
+
+    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while await reader.readuntil(b"\r\n\r\n"):
+                writer.write(reply)
+                await writer.drain()
+                if hang_up:
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    server = await asyncio.start_server(answer, "127.0.0.1", 0)
+    return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+
+
+_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+async def _body(url: str, client: httpx.AsyncClient) -> bytes:
+    async with client.stream("GET", f"{url}/") as response:
+        return b"".join([part async for part in response.aiter_raw()])
+
+
+async def test_a_connection_read_directly_is_reused() -> None:
+    server, url = await _raw_server(_HEAD + _chunked([b"one ", b"two"], b"X-Trailer: 1\r\n"))
+    transport = LeanHTTPTransport()
+    async with server, httpx.AsyncClient(transport=transport) as client:
+        assert await _body(url, client) == b"one two"
+        first = list(transport._pool.connections)
+        assert await _body(url, client) == b"one two"
+        assert len(first) == 1 and transport._pool.connections == first
+        assert first[0].is_idle()
+
+
+@pytest.mark.parametrize(
+    ("body", "words"),
+    [
+        (b"4\r\nabcdXY", "malformed chunk footer"),
+        (b"zz\r\nabcd\r\n", "illegal chunk header"),
+        (b"4\r\nabcd\r\n8\r\nab", "incomplete chunked read"),
+    ],
+)
+async def test_a_bad_body_fails_as_httpcore_fails_it(body: bytes, words: str) -> None:
+    server, url = await _raw_server(_HEAD + body, hang_up=True)
+    transport = LeanHTTPTransport()
+    async with server, httpx.AsyncClient(transport=transport) as client:
+        with pytest.raises(httpx.RemoteProtocolError, match=words):
+            await _body(url, client)
+        assert all(connection.is_closed() for connection in transport._pool.connections)

@@ -1,28 +1,34 @@
-"""A chunked-body reader for h11 that hands over one network read's worth of chunks at once.
+"""Chunked response bodies read a network read at a time, not an HTTP chunk at a time.
 
 A model server streams each SSE event in an HTTP chunk of its own, so a fast reply is tens
 of thousands of chunks. h11's own `ChunkedReader` makes each of them an event, and each
 event is then a trip through h11's state machine, httpcore's body iterator, httpx's and
 the provider's: about 20 µs per chunk, more than everything the provider does with the
 event. `BulkChunkedReader` decodes every complete chunk in the buffer in one go and
-returns their data as one `Data` event, so those trips happen per read, not per chunk.
+returns their data as one `Data` event; it accepts and rejects exactly what
+`ChunkedReader` does (the same header pattern, the same errors, the same trailer and
+end-of-body handling, which it inherits).
 
-It accepts and rejects exactly what `ChunkedReader` does (the same header pattern, the
-same errors, the same trailer and end-of-body handling, which it inherits), and it
-replaces the reader only on an HTTP/1.1 connection of httpcore's whose response body
-has not been touched yet (`use_bulk_chunks`); anything else is left as it was.
+`DirectChunkedBody` then reads such a body straight off the connection: one network
+read, one decode, one piece of the body, and the end handed back to h11. It replaces
+httpcore's body stream only for an HTTP/1.1 response whose chunked body has not been
+touched yet (`read_chunks_directly`); anything else is read as before.
 """
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import h11
+import httpcore
 from h11._readers import ChunkedReader, chunk_header_re
 from h11._receivebuffer import ReceiveBuffer
 from h11._util import LocalProtocolError, validate
 
 _FOOTER = b"\r\n"
+# h11's words (`ChunkedReader.read_eof`) for a body that ends before its last chunk.
+_CUT_OFF = "peer closed connection without sending complete message body (incomplete chunked read)"
 
 
 class BulkChunkedReader(ChunkedReader):
@@ -97,17 +103,79 @@ class BulkChunkedReader(ChunkedReader):
         return None
 
 
-def use_bulk_chunks(response: Any) -> bool:
-    """Give the body of httpcore's `response` the bulk reader; whether it could be.
+class DirectChunkedBody:
+    """The chunked body of one response, read straight off its connection's stream.
+
+    Replaces httpcore's body stream (`HTTP11ConnectionByteStream`) under its pool's: per
+    network read, one `read()` and one decode, without h11's state machine and httpcore's
+    layers around each step (each read went through them twice: for the data, then to
+    find none left). h11 is handed the end of the body, so it closes the response as it
+    would have (a keep-alive connection goes back to the pool), and every failure is the
+    one httpcore raises: `ReadTimeout`/`ReadError` from the stream, `RemoteProtocolError`
+    with h11's words for a malformed or cut-off body. Closing (also on an error, which
+    the pool's stream does shielded) is the replaced stream's own `aclose()`.
+    """
+
+    def __init__(self, inner: Any, connection: Any, state: h11.Connection) -> None:
+        self._inner = inner
+        self._connection = connection
+        self._state = state
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        timeouts = self._inner._request.extensions.get("timeout", {})
+        timeout = timeouts.get("read", None)
+        stream = self._connection._network_stream
+        size = self._connection.READ_NUM_BYTES
+        buf = ReceiveBuffer()
+        held = self._state._receive_buffer  # what came with the head: the body's start
+        if held:
+            buf += held.maybe_extract_at_most(len(held)) or b""
+        reader = BulkChunkedReader()
+        while True:
+            try:
+                event = reader(buf)
+            except LocalProtocolError as exc:
+                raise httpcore.RemoteProtocolError(str(exc)) from exc
+            if event is None:
+                data = await stream.read(size, timeout=timeout)
+                if not data:
+                    raise httpcore.RemoteProtocolError(_CUT_OFF)
+                buf += data
+            elif isinstance(event, h11.Data):
+                yield bytes(event.data)
+            else:
+                self._end_for_h11(bytes(buf))
+                return
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def _end_for_h11(self, rest: bytes) -> None:
+        # The last chunk (trailers are dropped, as httpcore drops them) and whatever
+        # followed: h11 then ends the response itself. Should it not, the connection is
+        # closed rather than reused, as for any response not read to its end.
+        try:
+            self._state.receive_data(b"0\r\n\r\n" + rest)
+            self._state.next_event()
+        except h11.RemoteProtocolError:
+            pass
+
+
+def read_chunks_directly(response: Any) -> bool:
+    """Give httpcore's `response` a `DirectChunkedBody`, if its body is chunked HTTP/1.1
+    not yet touched; whether it could.
 
     Reached through httpcore's and h11's own attributes (the versions are pinned, and a
     test checks that this still happens): a connection pool's response wraps the HTTP/1.1
     connection's body stream, whose h11 state holds the body's reader.
     """
-    inner = getattr(response.stream, "_stream", None)
+    outer = response.stream
+    inner = getattr(outer, "_stream", None)
     connection = getattr(inner, "_connection", None)
     state = getattr(connection, "_h11_state", None)
-    if not isinstance(state, h11.Connection):
+    if not isinstance(state, h11.Connection) or not hasattr(inner, "_request"):
+        return False
+    if not hasattr(connection, "_network_stream") or not hasattr(connection, "READ_NUM_BYTES"):
         return False
     reader = getattr(state, "_reader", None)
     # Only a reader of h11's own class that has not read a byte of the body yet.
@@ -118,5 +186,5 @@ def use_bulk_chunks(response: Any) -> bool:
         or reader._reading_trailer
     ):
         return False
-    state._reader = BulkChunkedReader()
+    outer._stream = DirectChunkedBody(inner, connection, state)
     return True

@@ -26,7 +26,7 @@ from typing import Any, cast
 import httpcore
 import httpx
 
-from ink_tui.providers.bulk_chunks import use_bulk_chunks
+from ink_tui.providers.bulk_chunks import read_chunks_directly
 
 # Unread bytes at which the socket stops being read (TCP then holds the server back).
 HIGH_WATER = 256 * 1024
@@ -244,7 +244,7 @@ class LeanPool(httpcore.AsyncConnectionPool):
 
     async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
         response = await super().handle_async_request(request)
-        use_bulk_chunks(response)
+        read_chunks_directly(response)
         return response
 
 
