@@ -133,7 +133,7 @@ class DirectChunkedBody:
         reader = BulkChunkedReader()
         while True:
             try:
-                event = reader(buf)
+                event = reader(buf) if buf else None  # nothing to decode: read
             except LocalProtocolError as exc:
                 raise httpcore.RemoteProtocolError(str(exc)) from exc
             if event is None:
