@@ -121,3 +121,47 @@ def test_the_shared_parser_reads_markdown_as_rich_does() -> None:
     # A second document through the same parser does not see the first one's state.
     again = answer_markdown("plain", dark=True)
     assert [t.type for t in again.parsed] == ["paragraph_open", "inline", "paragraph_close"]
+
+
+def test_on_a_budget_a_flush_takes_one_block_at_least_and_the_screen_never_goes_back() -> None:
+    answer = AnswerBlock()
+    answer.append("First paragraph.\n\nSecond")
+    answer.flush(0)
+    answer.render_lines(WIDTH, LOOK)  # drawn once: the width finished groups are drawn at
+    shown = [answer.plain_text()]
+    answer.append(" paragraph.\n\n- a list\n\n```python\nx = 1\n```\n\nThe open tail")
+    flushes = 0
+    while answer.flush(0):
+        flushes += 1
+        lines = answer.render_lines(WIDTH, LOOK)
+        shown.append(" ".join(line.text.strip() for line in lines if line.text.strip()))
+        if not answer.waiting:
+            break
+    # Budget 0: one finished block per flush, with no tail until they are all in.
+    assert flushes == 3 and not answer.waiting
+    assert answer.tail_source == "The open tail"
+    assert [g.source for g in answer.groups][1:] == [
+        "Second paragraph.",
+        "- a list",
+        "```python\nx = 1\n```",
+    ]
+    assert all(group.drawn for group in answer.groups)
+    # Each frame shows everything the one before did, and more.
+    assert shown[1].startswith("First paragraph. Second paragraph.")
+    assert "Second" in shown[0] and "a list" not in shown[1]
+    assert "a list" in shown[2] and "x = 1" not in shown[2]
+    assert shown[3].endswith("x = 1 The open tail")
+
+
+def test_a_complete_answer_is_taken_in_whole_whatever_the_budget() -> None:
+    answer = AnswerBlock()
+    answer.append("One.\n\nTwo.\n\n")
+    answer.flush(0)
+    answer.render_lines(WIDTH, LOOK)
+    answer.append("Three.\n\nFour.\n\nFive.")
+    answer.flush(0)
+    assert answer.waiting
+    answer.close()
+    assert answer.flush(0) and not answer.waiting
+    assert [g.source for g in answer.groups] == ["One.", "Two.", "Three.", "Four.", "Five."]
+    assert answer.plain_text() == answer.text

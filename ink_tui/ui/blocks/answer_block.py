@@ -4,7 +4,10 @@ Text is buffered by `append` and taken in by `flush`, which the transcript calls
 once per frame. The splitter hands back the top-level blocks that can no longer change;
 the blocks finished in one flush become one `MarkdownGroup`, rendered once per width,
 and only the open tail is re-rendered. Grouping per flush keeps the count of renders
-down when text comes in bursts.
+down when text comes in bursts. A fast model sends more per frame than a frame should
+spend drawing (32 KB/s is some 1.5 KB a frame, 5-20 ms of markdown and highlighting on
+2 cores, and a key press waits behind it): given a time budget, `flush` draws finished
+blocks one at a time until the budget is spent and leaves the rest for the next frame.
 
 A long answer (a model writing a whole file) is thousands of lines, and every drawn line
 is a few dozen objects the garbage collector walks on each full pass: a 200 KB answer
@@ -16,6 +19,7 @@ again when a line of it is asked for.
 
 from __future__ import annotations
 
+import time
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -149,15 +153,16 @@ def _is_empty(line: list[Segment]) -> bool:
     )
 
 
-def group_blocks(blocks: list[SplitBlock]) -> list[MarkdownGroup]:
-    """Join blocks into groups of about `GROUP_CHARS`; a continued code piece ends one."""
+def group_blocks(blocks: list[SplitBlock], limit: int = GROUP_CHARS) -> list[MarkdownGroup]:
+    """Join blocks into groups of about `limit` characters; a continued code piece ends
+    one."""
     groups: list[MarkdownGroup] = []
     texts: list[str] = []
     size = 0
     for block in blocks:
         texts.append(block.text)
         size += len(block.text)
-        if block.continued or size >= GROUP_CHARS:
+        if block.continued or size >= limit:
             groups.append(MarkdownGroup("\n\n".join(texts), block.continued))
             texts, size = [], 0
     if texts:
@@ -185,8 +190,11 @@ class AnswerBlock(Block):
         self._kept_lines = 0
         # Where each group starts at `_layout_key` (width, dark), and where the last ends.
         self._layout_key: tuple[int, bool] | None = None
+        self._look: Look | None = None
         self._starts: list[int] = []
         self._end = 0
+        # Finished groups not taken in yet (see `flush`'s budget).
+        self._waiting: list[MarkdownGroup] = []
 
     @property
     def text(self) -> str:
@@ -210,8 +218,16 @@ class AnswerBlock(Block):
         """The reply is complete: its last block becomes a finished one at the next flush."""
         self._ended = True
 
-    def flush(self) -> bool:
-        """Take in the buffered text; True if what is shown changed."""
+    def flush(self, budget_s: float | None = None) -> bool:
+        """Take in the buffered text; True if what is shown changed.
+
+        With `budget_s`, finished groups are drawn here (at the width last drawn) only
+        until that much time is spent, at least one: the rest wait for the next flush
+        (`waiting`), and the tail is not shown meanwhile, so a frame never costs much
+        more than the budget however much text came in. The screen runs a frame or two
+        behind the stream while that lasts, and never goes backwards: the groups drawn
+        first hold what the tail showed. A complete answer is taken in whole.
+        """
         splitter = self._splitter
         if splitter is None:
             return False
@@ -229,16 +245,45 @@ class AnswerBlock(Block):
             # Complete: nothing more comes in, so the parsing state and pieces can go.
             self._splitter = None
             self._parts = [self.text]
+            budget_s = None
         if finished:
-            self.groups.extend(group_blocks(finished))
-        tail = splitter.tail
-        if tail == self.tail_source and not finished:
+            # On a budget a block is a group of its own: the unit a frame takes or leaves.
+            limit = GROUP_CHARS if budget_s is None else 0
+            self._waiting.extend(group_blocks(finished, limit))
+        taken = self._take_waiting(budget_s)
+        tail = "" if self._waiting else splitter.tail
+        if tail == self.tail_source and not taken:
             return False
         if tail != self.tail_source:
             self.tail_source = tail
             self.tail_updates += 1
             self._tail_lines = None
         self.changed()
+        return True
+
+    @property
+    def waiting(self) -> bool:
+        """Finished groups are waiting to be taken in by the next `flush`."""
+        return bool(self._waiting)
+
+    def _take_waiting(self, budget_s: float | None) -> bool:
+        waiting = self._waiting
+        if not waiting:
+            return False
+        drawn_at = self._layout_key
+        if budget_s is None or drawn_at is None:
+            self.groups.extend(waiting)
+            waiting.clear()
+            return True
+        width, look = drawn_at[0], self._look
+        deadline = time.perf_counter() + budget_s
+        taken = 0
+        while taken < len(waiting) and (taken == 0 or time.perf_counter() < deadline):
+            if look is not None:
+                waiting[taken].lines(width, look)
+            taken += 1
+        self.groups.extend(waiting[:taken])
+        del waiting[:taken]
         return True
 
     def render_lines(self, width: int, look: Look) -> AnswerLines:
@@ -251,6 +296,7 @@ class AnswerBlock(Block):
         a call per group. Groups measured for the first time are drawn, so kept.
         """
         key = (width, look.dark)
+        self._look = look
         if key != self._layout_key:
             # A new list: lines built for the old width keep theirs.
             self._layout_key, self._starts, self._end = key, [], 0
