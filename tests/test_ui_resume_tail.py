@@ -91,12 +91,15 @@ async def test_a_resumed_session_shows_its_end_and_takes_keys_before_the_rest_is
         assert app.controller is None
         await pilot.press("h", "i")
         assert app.prompt.text == "hi"
-        # The widgets hidden until needed come once the end is drawn, not after the rest.
-        await wait_until(pilot, lambda: bool(app.query("QueueList")), what="the queue")
+        # The completion menu comes once the end is drawn, not after the rest; what shows
+        # only while the controller runs comes with the controller.
+        await wait_until(pilot, lambda: bool(app.query("CompletionMenu")), what="completion")
+        assert not app.query("QueueList")
 
         held.set()
         await wait_until(pilot, lambda: app.controller is not None, what="the controller")
         assert not app.query(f"#{app_start.PREVIEW_ID}")
+        assert app.query("QueueList") and app.query("ApprovalQuestion")
         view = app.query_one(Transcript).plain_text()
         assert view.startswith("prompt 1\n")
         assert "done 300" in view and "Resumed session" in view
@@ -124,3 +127,20 @@ def test_resume_by_id_finds_the_file_by_its_name_without_reading_the_sessions(
     missing = plan_session(workspace, continue_=False, resume="zzzz", enabled=True)
     assert isinstance(missing, str) and "no session id starts with 'zzzz'" in missing
     assert other != path
+
+
+async def test_a_session_whose_end_showed_but_whole_read_failed_says_so_in_its_place(
+    server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "data"
+    path = write_session(workspace, root, turns=5)
+    failure = OSError("disk went away")
+    monkeypatch.setattr(app_start, "read_planned_session", lambda plan: failure)
+    app, _ = make_app(server, workspace, plan=SessionPlan("resume", path), session_root=root)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.controller is not None, what="the controller")
+        assert not app.query(f"#{app_start.PREVIEW_ID}")
+        transcript = app.query_one(Transcript)
+        assert transcript.display
+        assert "Could not resume" in transcript.plain_text()
+        assert "disk went away" in transcript.plain_text()

@@ -141,10 +141,10 @@ class InkApp(App[None]):
 
     def compose(self) -> ComposeResult:
         # What the first frame shows (with a resumed session's end, `AppStart.preview`).
-        # The widgets hidden until something happens (the activity panel, approval
-        # question, queue and completion menu) are mounted right after it
-        # (`_mount_hidden`): nothing of them is on screen, and their modules and styles
-        # cost the first frame some 20 ms.
+        # The widgets hidden until something happens (the completion menu, and the
+        # activity panel, approval question and queue) are mounted after it
+        # (`_mount_completion`, `mount_run_widgets`): nothing of them is on screen, and
+        # their modules and styles cost the first frame some 20 ms.
         transcript = Transcript(self.bus)
         yield transcript
         preview = self.start.preview(transcript)
@@ -166,24 +166,31 @@ class InkApp(App[None]):
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
-        # A resumed session's end is drawn first; the hidden widgets can wait for it.
-        self.start.begin(then=self._mount_hidden)
+        # A resumed session's end is drawn first; the completion menu can wait for it.
+        self.start.begin(then=self._mount_completion)
 
-    def _mount_hidden(self) -> None:
-        """The widgets the first frame leaves out, in their places above the input."""
+    def _mount_completion(self) -> None:
+        """The completion menu, above the input (the first frame leaves it out)."""
         from ink_tui.ui.file_completion import FileIndex
-        from ink_tui.ui.widgets.activity_panel import ActivityPanel
-        from ink_tui.ui.widgets.approval_question import ApprovalQuestion
         from ink_tui.ui.widgets.completion_menu import CompletionMenu
-        from ink_tui.ui.widgets.queue_list import QueueList
 
         prompt = self.prompt
+        self.screen_stack[0].mount(CompletionMenu(prompt, FileIndex(self.workspace)), before=prompt)
+
+    def mount_run_widgets(self) -> None:
+        """The widgets that show only while the controller runs (activity, approval
+        questions, the queue), in their places above the input; `AppStart` mounts them
+        just before it builds the controller, and after a resumed session is built, so
+        their imports and styles hold up neither that nor the keys typed meanwhile."""
+        from ink_tui.ui.widgets.activity_panel import ActivityPanel
+        from ink_tui.ui.widgets.approval_question import ApprovalQuestion
+        from ink_tui.ui.widgets.queue_list import QueueList
+
         self.screen_stack[0].mount(
             ActivityPanel(self.bus),
             ApprovalQuestion(self.bus),
             QueueList(self.bus),
-            CompletionMenu(prompt, FileIndex(self.workspace)),
-            before=prompt,
+            before=self.query_one("CompletionMenu"),
         )
 
     def _apply_preferences(self) -> None:

@@ -17,13 +17,14 @@ history, is built.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import gc
 import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
+
+from textual.worker import WorkerCancelled, WorkerFailed
 
 from ink_tui.ui.startup import (
     AppSessions,
@@ -34,6 +35,8 @@ from ink_tui.ui.startup import (
 from ink_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from ink_tui.control.bus import EventBus
     from ink_tui.control.controller import RunController
     from ink_tui.control.input_queue import QueueMode
@@ -62,7 +65,7 @@ class AppStart:
         self._shown: LoadedSession | None = None
         # Its end, drawn at once while the rest is read and built (`preview`).
         self._preview: Transcript | None = None
-        self._building: asyncio.Task[None] | None = None
+        self._building: Worker[None] | None = None
         self._tail_drawn = threading.Event()
 
     def preview(self, transcript: Transcript) -> Transcript | None:
@@ -83,6 +86,8 @@ class AppStart:
         """Right after the first frame: start the thread; `then` runs once a resumed
         session's end is on screen (at once for other plans)."""
         if self._preview is not None:
+            # Laid out by now: measured at once, not at the transcript's next frame timer.
+            self._preview.flush_now()
             self._when_drawn(self._preview, then, time.monotonic() + TAIL_WAIT_S)
         else:
             then()
@@ -123,14 +128,17 @@ class AppStart:
                 app.call_from_thread(self._start_when_built, *history, session)
 
     def _when_drawn(self, preview: Transcript, then: Callable[[], None], give_up: float) -> None:
-        """Once the preview's lines are measured (so the next frame shows them): `then`,
-        and tell the thread after that frame."""
+        """Once the preview's lines are measured, after the frame that shows them: `then`,
+        and tell the thread."""
         drawn = preview.virtual_size.height > 0 or not preview.is_attached
         if drawn or time.monotonic() > give_up:
-            then()
-            self.app.call_after_refresh(self._tail_drawn.set)
+            self.app.call_after_refresh(self._after_preview, then)
         else:
             preview.set_timer(TAIL_POLL_S, lambda: self._when_drawn(preview, then, give_up))
+
+    def _after_preview(self, then: Callable[[], None]) -> None:
+        then()
+        self._tail_drawn.set()
 
     def _build_session(self, session: LoadedSession) -> None:
         """Build the whole transcript behind the preview, a step at a time."""
@@ -139,16 +147,17 @@ class AppStart:
         async def build() -> None:
             await show_session_in_steps(self.app.query_one(Transcript), session)
             self._shown = session
-            self._end_preview()
+            await self._end_preview()
 
-        self._building = asyncio.ensure_future(build())
+        # A worker: leaving the app mid-build cancels it.
+        self._building = self.app.run_worker(build(), group="start", exit_on_error=False)
 
-    def _end_preview(self) -> None:
+    async def _end_preview(self) -> None:
         """The real transcript in the preview's place (built, or with why it was not)."""
         preview, self._preview = self._preview, None
         if preview is not None:
             self.app.query_one(Transcript).remove_class(BEHIND)
-            preview.remove()
+            await preview.remove()
 
     async def _start_when_built(
         self,
@@ -157,8 +166,12 @@ class AppStart:
         session: LoadedSession | Exception | None = None,
     ) -> None:
         if self._building is not None:
-            await self._building
-        self._end_preview()
+            # Should the build fail, the session is opened the plain way below, which
+            # shows it (or says why it cannot).
+            with contextlib.suppress(WorkerFailed, WorkerCancelled):
+                await self._building.wait()
+        await self._end_preview()
+        self.app.mount_run_widgets()
         self._start_controller(input_history, history_warning, session)
 
     def _start_controller(
