@@ -104,17 +104,17 @@ class AppStart:
             self.app.controller.submit(text, mode)
 
     def _import_then_start(self) -> None:
-        """On a thread: show a resumed session's end, read it whole and have it built,
-        import what the controller needs, then build the controller on the loop."""
+        """On a thread: read a resumed session whole and have it built, import what the
+        controller needs, then build the controller on the loop."""
         from ink_tui.ui.preload import import_controller_modules
 
         app = self.app
         history: tuple[list[str], str | None] = ([], None)
         session: LoadedSession | Exception | None = None
         try:
-            # The session first: seeing it needs only the transcript, not the
-            # controller, whose imports follow while it is built.
-            # Reading the whole file at once would take turns with drawing its end.
+            # Not before the session's end is on screen: reading the file meanwhile would
+            # take turns with drawing it. Then the session, which needs only the
+            # transcript; the controller's imports follow while it is built.
             self._tail_drawn.wait(TAIL_WAIT_S)
             session = read_planned_session(app.plan)
             built = session is not None and not isinstance(session, Exception)
