@@ -94,3 +94,19 @@ async def test_sent_twice_with_content_length_not_chunked() -> None:
         assert headers["content-length"] == str(len(expected))
         assert "transfer-encoding" not in headers
         assert headers["content-type"] == "application/json"
+
+
+def test_sending_holds_no_copy_of_the_whole_body() -> None:
+    import tracemalloc
+
+    obj = {"messages": [{"role": "tool", "content": f"{n} " * 10_000} for n in range(200)]}
+    body = JsonBody(obj)
+    tracemalloc.start()
+    try:
+        sent = len(body) + sum(len(chunk) for chunk in body.chunks())
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert sent > 8_000_000
+    # httpx's json= held the body as a str and as bytes at once: twice its size.
+    assert peak - held < 1_000_000

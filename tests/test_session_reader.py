@@ -260,3 +260,28 @@ def test_summary_properties(workspace: Path) -> None:
     assert loaded.message_count == 4
     assert loaded.model == "m"
     assert loaded.id == loaded.header.id
+
+
+def test_a_big_session_is_never_held_whole_beside_its_entries(workspace: Path) -> None:
+    import tracemalloc
+
+    with SessionWriter.create(workspace, "m") as writer:
+        for turn in range(100):
+            call = ToolCall(id=f"c{turn}", name="read", arguments={"path": "x"})
+            writer.record_user(UserMessage(f"turn {turn}"))
+            writer.record_assistant(
+                AssistantMessage(text="", tool_calls=[call], finish_reason="tool_calls")
+            )
+            writer.record_tool_result(ToolResultMessage(call.id, "read", f"{turn} " * 20_000), {})
+    size = writer.path.stat().st_size
+    tracemalloc.start()
+    try:
+        loaded = load_session(writer.path)
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert len(loaded.history) == 300
+    # The entries themselves are about the file's size; reading the file whole (its bytes,
+    # then its lines) had the peak at three times that.
+    assert held > size * 0.8
+    assert peak < held + size * 0.25
