@@ -10,9 +10,9 @@ A turn is what a coding agent's turn looks like on disk: the user's prompt, an a
 that reads a file (`read`, 20 to 60 KB of numbered source lines), one that runs the tests
 (`bash`, 20 to 60 KB of test output, with the details the bash tool records), and a
 short closing answer: six messages, two large tool results. Text is varied per turn (a
-real session's results are not one string repeated). The last message holds
-`LAST_WORD`, which appears nowhere else: once the terminal shows it, the end of the
-session is on screen.
+real session's results are not one string repeated), and one file read in five holds a
+character beyond Latin-1. The last message holds `LAST_WORD`, which appears nowhere
+else: once the terminal shows it, the end of the session is on screen.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from pathlib import Path
 LAST_WORD = "QZXJBIGSESSIONEND"
 MESSAGES_PER_TURN = 6
 RESULT_BYTES = (20_000, 60_000)
+# Files read whose text holds a character beyond Latin-1 (an arrow in a comment).
+NON_ASCII_SHARE = 0.2
 
 _NAMES = ("cache", "parser", "scheduler", "loader", "store", "retry", "queue", "index")
 _CODE = (
@@ -51,6 +53,10 @@ def _file_contents(turn: int, rng: random.Random) -> str:
             line = f"{k:6d}\t{template.format(name=name, k=k + turn)}"
             lines.append(line)
             size += len(line) + 1
+    if rng.random() < NON_ASCII_SHARE:
+        # One character past Latin-1 makes Python hold the whole string at two bytes a
+        # character, as it would a real file with an arrow in one comment.
+        lines[rng.randrange(len(lines))] += "  # size → oldest first"
     return "\n".join(lines)
 
 
