@@ -163,5 +163,6 @@ def test_a_complete_answer_is_taken_in_whole_whatever_the_budget() -> None:
     assert answer.waiting
     answer.close()
     assert answer.flush(0) and not answer.waiting
-    assert [g.source for g in answer.groups] == ["One.", "Two.", "Three.", "Four.", "Five."]
+    # Blocks taken in by one flush share a group, as without a budget.
+    assert [g.source for g in answer.groups] == ["One.\n\nTwo.", "Three.", "Four.\n\nFive."]
     assert answer.plain_text() == answer.text

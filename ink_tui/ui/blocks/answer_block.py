@@ -153,16 +153,15 @@ def _is_empty(line: list[Segment]) -> bool:
     )
 
 
-def group_blocks(blocks: list[SplitBlock], limit: int = GROUP_CHARS) -> list[MarkdownGroup]:
-    """Join blocks into groups of about `limit` characters; a continued code piece ends
-    one."""
+def group_blocks(blocks: list[SplitBlock]) -> list[MarkdownGroup]:
+    """Join blocks into groups of about `GROUP_CHARS`; a continued code piece ends one."""
     groups: list[MarkdownGroup] = []
     texts: list[str] = []
     size = 0
     for block in blocks:
         texts.append(block.text)
         size += len(block.text)
-        if block.continued or size >= limit:
+        if block.continued or size >= GROUP_CHARS:
             groups.append(MarkdownGroup("\n\n".join(texts), block.continued))
             texts, size = [], 0
     if texts:
@@ -193,8 +192,10 @@ class AnswerBlock(Block):
         self._look: Look | None = None
         self._starts: list[int] = []
         self._end = 0
-        # Finished groups not taken in yet (see `flush`'s budget).
-        self._waiting: list[MarkdownGroup] = []
+        # Finished blocks not taken in yet, and seconds a character of markdown takes to
+        # draw (see `flush`'s budget).
+        self._waiting: list[SplitBlock] = []
+        self._s_per_char = 0.0
 
     @property
     def text(self) -> str:
@@ -221,12 +222,13 @@ class AnswerBlock(Block):
     def flush(self, budget_s: float | None = None) -> bool:
         """Take in the buffered text; True if what is shown changed.
 
-        With `budget_s`, finished groups are drawn here (at the width last drawn) only
-        until that much time is spent, at least one: the rest wait for the next flush
-        (`waiting`), and the tail is not shown meanwhile, so a frame never costs much
-        more than the budget however much text came in. The screen runs a frame or two
-        behind the stream while that lasts, and never goes backwards: the groups drawn
-        first hold what the tail showed. A complete answer is taken in whole.
+        With `budget_s`, only as many finished blocks are taken in as the time it took
+        to draw markdown so far says can be drawn within it (at least one), and they are
+        drawn here; the rest wait for the next flush (`waiting`) and the tail is not
+        shown meanwhile, so a frame never costs much more than the budget however much
+        text came in. The screen runs a frame or two behind the stream while that lasts,
+        and never goes backwards: the blocks taken first hold what the tail showed. A
+        complete answer is taken in whole.
         """
         splitter = self._splitter
         if splitter is None:
@@ -246,10 +248,7 @@ class AnswerBlock(Block):
             self._splitter = None
             self._parts = [self.text]
             budget_s = None
-        if finished:
-            # On a budget a block is a group of its own: the unit a frame takes or leaves.
-            limit = GROUP_CHARS if budget_s is None else 0
-            self._waiting.extend(group_blocks(finished, limit))
+        self._waiting.extend(finished)
         taken = self._take_waiting(budget_s)
         tail = "" if self._waiting else splitter.tail
         if tail == self.tail_source and not taken:
@@ -263,28 +262,42 @@ class AnswerBlock(Block):
 
     @property
     def waiting(self) -> bool:
-        """Finished groups are waiting to be taken in by the next `flush`."""
+        """Finished blocks are waiting to be taken in by the next `flush`."""
         return bool(self._waiting)
 
     def _take_waiting(self, budget_s: float | None) -> bool:
         waiting = self._waiting
         if not waiting:
             return False
-        drawn_at = self._layout_key
-        if budget_s is None or drawn_at is None:
-            self.groups.extend(waiting)
+        look = self._look
+        if budget_s is None or look is None or self._layout_key is None or not self._s_per_char:
+            self.groups.extend(group_blocks(waiting))
             waiting.clear()
             return True
-        width, look = drawn_at[0], self._look
-        deadline = time.perf_counter() + budget_s
-        taken = 0
-        while taken < len(waiting) and (taken == 0 or time.perf_counter() < deadline):
-            if look is not None:
-                waiting[taken].lines(width, look)
-            taken += 1
-        self.groups.extend(waiting[:taken])
-        del waiting[:taken]
+        count, size = 1, len(waiting[0].text)
+        while (
+            count < len(waiting)
+            and (size + len(waiting[count].text)) * (self._s_per_char) <= budget_s
+        ):
+            size += len(waiting[count].text)
+            count += 1
+        groups = group_blocks(waiting[:count])
+        del waiting[:count]
+        width = self._layout_key[0]
+        for group in groups:
+            self._draw_timed(group, width, look)
+        self.groups.extend(groups)
         return True
+
+    def _draw_timed(self, group: MarkdownGroup, width: int, look: Look) -> None:
+        """Draw `group`, learning from it how long markdown takes per character."""
+        if group.measured(width, look):
+            return
+        started = time.perf_counter()
+        group.lines(width, look)
+        spent = (time.perf_counter() - started) / max(1, len(group.source))
+        # Smoothed: one slow draw (a collection, the machine busy) moves it a quarter.
+        self._s_per_char = spent if not self._s_per_char else 0.75 * self._s_per_char + 0.25 * spent
 
     def render_lines(self, width: int, look: Look) -> AnswerLines:
         return AnswerLines(self, width, look, self._render_tail(width, look))
@@ -302,6 +315,7 @@ class AnswerBlock(Block):
             self._layout_key, self._starts, self._end = key, [], 0
         starts, end = self._starts, self._end
         for group in self.groups[len(starts) :]:
+            self._draw_timed(group, width, look)
             starts.append(end)
             end += group.height(width, look)
             self.keep(group)
