@@ -41,6 +41,7 @@ from ink_tui.ui.blocks.notice_block import NoticeBlock
 from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.blocks.user_block import UserBlock
+from ink_tui.ui.heap import freeze_long_lived
 from ink_tui.ui.widgets.transcript_cursor import Foldable, FoldCursor
 from ink_tui.ui.widgets.transcript_events import show_event
 from ink_tui.ui.widgets.transcript_lines import BlockLines
@@ -411,6 +412,8 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         )
         if self._lines.reflowing:
             self._schedule_frame(force=True, delay=REFLOW_PAUSE_S)
+        elif self._lines.bulk_settled():
+            freeze_long_lived()
         if not changed:
             return
         self.virtual_size = Size(content.width, self._lines.height)

@@ -60,6 +60,8 @@ class BlockLines:
         # The first offset to sum again, and the next block to reflow (downwards).
         self._dirty_from: int | None = None
         self._reflow_next = -1
+        # Many new blocks came at once (a resumed session) and are being measured.
+        self._bulk = False
 
     def __len__(self) -> int:
         return len(self.blocks)
@@ -139,6 +141,7 @@ class BlockLines:
         # Many new blocks at once (a resumed session) are measured like a reflow: what
         # is on screen now, the rest a little per frame. A few are measured at once.
         defer_new = len(stale) > DEFER_NEW_BLOCKS
+        self._bulk = self._bulk or defer_new
         for block in stale:
             index = self._position.get(id(block))
             if index is None:
@@ -159,6 +162,13 @@ class BlockLines:
             return True, None
         index, offset = anchor
         return True, self._starts[index] + min(offset, max(0, self._heights[index] - 1))
+
+    def bulk_settled(self) -> bool:
+        """True once, when the blocks of a bulk arrival (see `measure`) are all measured."""
+        if not self._bulk or self.reflowing:
+            return False
+        self._bulk = False
+        return True
 
     def line(self, y: int, look: Look) -> Strip | None:
         """Line `y` of the whole column, or None past the end."""
