@@ -53,7 +53,6 @@ def run_print_session(
     extensions: ExtensionOptions | None = None,
 ) -> int:
     """Run `prompt` in the session the flags name; the process's exit status."""
-    import asyncio
 
     from ink_tui.session.session_choice import SessionLookupError, choose_session
     from ink_tui.session.session_reader import SessionFileError, load_session
@@ -81,7 +80,9 @@ def run_print_session(
             return EXIT_USAGE
         for warning in loaded.warnings:
             say(f"warning: {warning}")
-    return asyncio.run(
+    from ink_tui import event_loop
+
+    return event_loop.run(
         _run(model, workspace, prompt, settings, user_config_dir, loaded, record, say, extensions)
     )
 

@@ -50,6 +50,7 @@ from ink_tui.core.provider_api import (
     Waiting,
 )
 from ink_tui.providers.body import BodyReader
+from ink_tui.providers.json_body import JsonBody
 from ink_tui.providers.lean_transport import lean_transport
 from ink_tui.providers.model_listing import first_model_id, listed_context_window
 from ink_tui.providers.openai_body import Reply, read_events, read_page, read_whole
@@ -275,11 +276,12 @@ class OpenAICompatProvider:
     ) -> AsyncGenerator[ShownChunk | Waiting, None]:
         shown = self._shown(url)
         watch = StreamWatch(self._timeouts, shown)
+        content = JsonBody(body)
         request = self._client.build_request(
             "POST",
             url,
-            json=body,
-            headers=self._headers("text/event-stream"),
+            content=content,
+            headers={**self._headers("text/event-stream"), **content.headers()},
             timeout=self._stream_timeout,
         )
         response: httpx.Response | None = None

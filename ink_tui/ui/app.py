@@ -102,6 +102,10 @@ class InkApp(App[None]):
         self.sessions: AppSessions | None = None
         self.binding: SessionBinding | None = None
         install_alt_enter()
+        # Textual's own caches keep a copy per drawn cell style; see strip_caches.
+        from ink_tui.ui import strip_caches
+
+        strip_caches.install()
         self.bus = EventBus()
         self.start = AppStart(self, make_controller, freeze_startup_heap)
         self.controller: RunController | None = None
@@ -408,6 +412,10 @@ def run_app(
         freeze_startup_heap=True,
         extensions=extensions,
     )
+    from ink_tui import event_loop
+
+    # Textual's App.run() calls asyncio.run(): the policy makes that loop uvloop's.
+    event_loop.install()
     app.run()
     # The exit status is the app's return code (130 after a double Ctrl+C, 1 after a
     # crash); `run()` returns the return value, which ink does not set.
