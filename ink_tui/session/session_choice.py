@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_tui.session.catalog import SessionLookupError, find_session, newest_session
+from ink_tui.session.catalog import SessionLookupError, find_session_path, newest_session_path
 
 __all__ = ["NO_EARLIER_SESSION", "SessionChoice", "SessionLookupError", "choose_session"]
 
@@ -35,10 +35,11 @@ def choose_session(
 ) -> SessionChoice:
     """The session the flags name. Raises `SessionLookupError` for a bad `-r ID`."""
     if continue_:
-        newest = newest_session(workspace, root)
+        newest = newest_session_path(workspace, root)
         if newest is None:
             return SessionChoice(None, NO_EARLIER_SESSION)
-        return SessionChoice(newest.path)
+        return SessionChoice(newest)
     if resume:
-        return SessionChoice(find_session(workspace, resume, root).path)
+        # Only the headers are read: the caller reads the chosen session once, in full.
+        return SessionChoice(find_session_path(workspace, resume, root))
     return SessionChoice(None)
