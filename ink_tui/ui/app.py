@@ -391,7 +391,7 @@ def run_app(
     extensions: ExtensionOptions | Callable[[], ExtensionOptions] | None = None,
 ) -> int:
     from ink_tui.assemble import assemble_controller
-    from ink_tui.ui.command_runner import model_label
+    from ink_tui.ui.model_label import model_label
 
     settings = config.run_settings()
     model = config.model_config()

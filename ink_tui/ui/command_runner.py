@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from ink_tui.core.events import JobView
 from ink_tui.core.messages import AssistantMessage
+from ink_tui.ui.model_label import model_label
 from ink_tui.ui.slash_commands import find_command
 from ink_tui.ui.widgets.status_bar import StatusBar
 from ink_tui.ui.widgets.transcript import Transcript
@@ -283,10 +284,3 @@ def jobs_report(jobs: list[JobView]) -> str:
         )
     lines.append(f"{JOBS_USAGE} ink stops them all when it exits.")
     return "\n".join(lines)
-
-
-def model_label(base_url: str | None, model: str | None) -> str:
-    if base_url is None:
-        return "demo model (offline)"
-    host = base_url.split("://", 1)[-1].split("/", 1)[0]
-    return f"{model or 'default model'} @ {host}"

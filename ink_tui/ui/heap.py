@@ -32,12 +32,6 @@ def warm_up_renderer(dark: bool) -> None:
     console.print(answer_markdown(_SAMPLE, dark))
 
 
-def freeze_startup_heap() -> None:
-    # Collect first, so start-up garbage is freed rather than kept forever.
-    gc.collect()
-    gc.freeze()
-
-
 def freeze_long_lived() -> None:
     """A resumed session is in: keep its blocks out of later full collections too.
 
