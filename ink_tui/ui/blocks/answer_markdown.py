@@ -10,12 +10,9 @@ from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from markdown_it import MarkdownIt
     from pygments.lexer import Lexer
     from rich.markdown import Markdown
-    from rich.syntax import Syntax
 
 DARK_CODE_THEME = "monokai"
 LIGHT_CODE_THEME = "default"
@@ -45,6 +42,8 @@ def _markdown_class() -> type[Markdown]:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.markdown import CodeBlock, Markdown, MarkdownElement
 
+    from ink_tui.ui.blocks.answer_syntax import AnswerSyntax
+
     class FlushCodeBlock(CodeBlock):
         """Code without blank padding rows, so the pieces of a long fence join up."""
 
@@ -53,7 +52,7 @@ def _markdown_class() -> type[Markdown]:
             # Only the fence's own final newline goes: trailing blank code lines stay.
             code = code[:-1] if code.endswith("\n") else code
             lexer = code_lexer(self.lexer_name or "text")
-            yield _syntax_class()(code, lexer, theme=self.theme, word_wrap=True, padding=(0, 1))
+            yield AnswerSyntax(code, lexer, theme=self.theme, padding=(0, 1))
 
     class AnswerMarkdown(Markdown):
         elements: ClassVar[dict[str, type[MarkdownElement]]] = {
@@ -75,60 +74,6 @@ def _markdown_class() -> type[Markdown]:
         return dict(vars(Markdown("", code_theme=code_theme)))
 
     return AnswerMarkdown
-
-
-@cache
-def _syntax_class() -> type[Syntax]:
-    from rich.console import Console, ConsoleOptions
-    from rich.segment import Segment
-    from rich.syntax import Syntax
-
-    class LineSyntax(Syntax):
-        """Rich's Syntax, with a code line that fits drawn without the wrapping machinery.
-
-        Rich word-wraps each code line through a full `render_lines` (a Text split,
-        divided, justified and cropped): some 60 us a line, most of what a code block
-        costs, although nearly every line fits. A line that fits is padded and rendered
-        here the way that path ends up doing it, to the same segments; any other line,
-        and any other use of Syntax, goes Rich's way.
-        """
-
-        def _get_syntax(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
-            base_style = self._get_base_style()
-            if (
-                self.line_numbers
-                or not self.word_wrap
-                or self.line_range
-                or self.indent_guides
-                or self.code_width is not None
-                or self._stylized_ranges
-                or base_style.transparent_background
-            ):
-                yield from super()._get_syntax(console, options)
-                return
-            _pad_top, pad_right, _pad_bottom, pad_left = self.padding
-            code_width = max(0, options.max_width - pad_left - pad_right)
-            ends_on_nl, processed_code = self._process_code(self.code)
-            text = self.highlight(processed_code, self.line_range)
-            render_options = options.update(width=code_width, height=None, justify="left")
-            background_style = base_style
-            new_line = Segment("\n")
-            apply_style = Segment.apply_style
-            for line in text.split("\n", allow_blank=ends_on_nl):
-                plain = line.plain
-                if plain.isascii() and plain.isprintable() and len(plain) <= code_width:
-                    line.truncate(code_width, pad=True)
-                    yield from apply_style(line.render(console, end=""), background_style)
-                else:
-                    for wrapped_line in console.render_lines(
-                        line, render_options, style=background_style, pad=True
-                    ):
-                        yield from wrapped_line
-                        yield new_line
-                    continue
-                yield new_line
-
-    return LineSyntax
 
 
 @cache
