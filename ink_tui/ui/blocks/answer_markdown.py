@@ -90,3 +90,26 @@ def _parser() -> MarkdownIt:
 def answer_markdown(source: str, dark: bool) -> Markdown:
     code_theme = DARK_CODE_THEME if dark else LIGHT_CODE_THEME
     return _markdown_class()(source, code_theme=code_theme)
+
+
+# What a first answer is likely to hold: a paragraph, a list, a Python fence.
+_WARM_SAMPLE = (
+    "Some **text** with `code`.\n\n- one\n- two\n\n"
+    "```python\ndef f(x: int) -> int:\n    return x\n```"
+)
+
+
+def warm_answer_markdown() -> None:
+    """Import and build what drawing the first answer needs, for a worker thread.
+
+    Left to the first answer, it is some 80 ms on the UI's loop while the model streams
+    (importing rich.markdown 25, building pygments' Python lexer 25, the first renders
+    filling Rich's style caches 30): keys typed then wait. Every piece is cached at
+    module level and safe to build on another thread; the console is a throwaway.
+    """
+    from rich.console import Console
+
+    code_lexer("python")
+    console = Console(width=80, color_system="truecolor", force_terminal=True)
+    for dark in (True, False):
+        console.render_lines(answer_markdown(_WARM_SAMPLE, dark), pad=True)
