@@ -62,6 +62,8 @@ SPINNER_INTERVAL_S = 0.1
 
 BlockT = TypeVar("BlockT", bound=Block)
 StreamingBlock = AnswerBlock | ThinkingBlock
+# Drawing time an answer's new markdown may take per frame (see AnswerBlock.flush).
+ANSWER_BUDGET_S = 0.004
 
 
 class Transcript(FoldCursor, ScrollView, can_focus=True):
@@ -398,8 +400,13 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
             self._frame = None
         streaming, self._dirty = self._dirty, {}
         for block in streaming:
-            if block.flush():
+            # An answer takes in what fits a few ms of drawing; the rest waits a frame,
+            # so keys typed meanwhile are not held up behind a long burst of markdown.
+            answer = isinstance(block, AnswerBlock)
+            if block.flush(ANSWER_BUDGET_S) if answer else block.flush():
                 self._changed_quietly(block)
+            if answer and block.waiting:
+                self._dirty[block] = None
         content = self.scrollable_content_region
         if content.width <= 0 or not self.is_attached:
             return
@@ -414,9 +421,14 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
             self._schedule_frame(force=True, delay=REFLOW_PAUSE_S)
         elif self._lines.bulk_settled():
             freeze_long_lived()
+        self._schedule_frame()
         if not changed:
             return
-        self.virtual_size = Size(content.width, self._lines.height)
+        size = Size(content.width, self._lines.height)
+        if size != self.virtual_size:
+            # No layout of the screen: the transcript's own size stays, only what scrolls.
+            self.set_reactive(Transcript.virtual_size, size)
+            self._scroll_update(size)
         y = self.max_scroll_y if top is None else top
         if y != round(self.scroll_y):
             self.scroll_to(y=y, animate=False, immediate=True, force=True)
