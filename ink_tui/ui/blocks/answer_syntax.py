@@ -15,20 +15,21 @@ Anything else goes Rich's way, a line that fits still spared the wrapping.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
 
 from pygments.lexer import Lexer
 from pygments.token import _TokenType
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import Syntax
+from rich.syntax import Syntax, SyntaxTheme
 
 
 class AnswerSyntax(Syntax):
     """Syntax with word wrap and (0, 1) padding, as an answer's code is drawn."""
 
     def __init__(self, code: str, lexer: Lexer, *, theme: str, padding: tuple[int, int]) -> None:
-        super().__init__(code, lexer, theme=theme, word_wrap=True, padding=padding)
+        super().__init__(code, lexer, theme=_theme(theme), word_wrap=True, padding=padding)
         self._theme_name = theme
 
     def _plain(self) -> bool:
@@ -154,6 +155,13 @@ def _line(
     if rest:
         yield Segment(rest, base)
     yield from end
+
+
+@cache
+def _theme(name: str) -> SyntaxTheme:
+    """One theme a name: Rich builds one per Syntax (half a millisecond, a pygments
+    style class walked), and each keeps its own cache of token styles."""
+    return Syntax.get_theme(name)
 
 
 _STYLES: dict[tuple[str, Style], dict[_TokenType, Style]] = {}
