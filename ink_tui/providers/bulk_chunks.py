@@ -120,6 +120,72 @@ class DirectChunkedBody:
         self._inner = inner
         self._connection = connection
         self._state = state
+        # For `take()`, a body read without the iterator (the two are never mixed).
+        self._buf: ReceiveBuffer | None = None
+        self._reader = BulkChunkedReader()
+        self._ended = False
+
+    @property
+    def network_stream(self) -> Any:
+        """The connection's network stream (what `take()` reads from)."""
+        return self._connection._network_stream
+
+    @property
+    def read_timeout(self) -> float | None:
+        """The request's read timeout (httpcore's, per network read)."""
+        timeouts = self._inner._request.extensions.get("timeout", {})
+        timeout: float | None = timeouts.get("read", None)
+        return timeout
+
+    def take(self, limit: int) -> bytes | None:
+        """The body that has arrived by now, decoded, without waiting: b"" when no whole
+        chunk has, None at its end; stops taking once `limit` bytes are decoded.
+
+        For a network stream with `take_now(max_bytes)` (lean_transport's): the caller
+        waits for bytes itself, so a read costs no task switch and no iterator layers.
+        Raises what `__aiter__` raises, at the same points of the body.
+        """
+        stream = self._connection._network_stream
+        buf = self._buf
+        if buf is None:
+            buf = self._buf = ReceiveBuffer()
+            held = self._state._receive_buffer  # what came with the head: the body's start
+            if held:
+                buf += held.maybe_extract_at_most(len(held)) or b""
+        if self._ended:
+            return None
+        reader = self._reader
+        parts: list[bytes] = []
+        taken = 0
+        while True:
+            try:
+                event = reader(buf) if buf else None
+            except LocalProtocolError as exc:
+                if parts:
+                    break  # the fault stays in the buffer: raised by the next call
+                raise httpcore.RemoteProtocolError(str(exc)) from exc
+            if event is None:
+                if taken >= limit:
+                    break
+                data = stream.take_now(self._connection.READ_NUM_BYTES)
+                if data is None:
+                    break
+                if not data:
+                    if parts:
+                        break  # what came before the cut first; the next call sees it
+                    raise httpcore.RemoteProtocolError(_CUT_OFF)
+                buf += data
+            elif isinstance(event, h11.Data):
+                piece = bytes(event.data)
+                parts.append(piece)
+                taken += len(piece)
+            else:
+                self._end_for_h11(bytes(buf))
+                self._ended = True
+                break
+        if parts:
+            return parts[0] if len(parts) == 1 else b"".join(parts)
+        return None if self._ended else b""
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         timeouts = self._inner._request.extensions.get("timeout", {})

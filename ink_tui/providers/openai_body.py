@@ -60,20 +60,28 @@ async def read_events(stream: BodyReader, watch: StreamWatch, reply: Reply, show
     done = False
     cause: str | None = None
     try:
-        async with aclosing(pieces(stream, watch)) as batches:
-            async for piece in batches:
-                if isinstance(piece, Waiting):
-                    yield piece
-                    continue
-                if len(head) < HEAD_LIMIT:
-                    head += piece[: HEAD_LIMIT - len(head)]
-                done, failure = _feed(parser.feed(piece), reply)
-                for event in reply.take():
-                    yield event
-                if failure is not None:
-                    raise failure
-                if done:
-                    break
+        # `pieces` written out: this loop runs once per network read, and a generator
+        # between it and the body costs two more trips through a frame each time.
+        while True:
+            try:
+                piece = await stream.read(watch.patience())
+            except TimeoutError:
+                yield watch.quiet()
+                continue
+            if piece is None:
+                break
+            over = watch.arrived()
+            if over is not None:
+                yield over
+            if len(head) < HEAD_LIMIT:
+                head += piece[: HEAD_LIMIT - len(head)]
+            done, failure = _feed(parser.feed(piece), reply)
+            for event in reply.take():
+                yield event
+            if failure is not None:
+                raise failure
+            if done:
+                break
     except httpx.HTTPError as exc:
         cause = _cause(exc, shown)
     if cause is None and not done:

@@ -22,7 +22,7 @@ from typing import Any
 from ink_tui.core.messages import AssistantMessage, StopReason, ToolCall, Usage
 from ink_tui.core.provider_api import ProviderError, TextChunk, ThinkingChunk
 from ink_tui.providers.openai_errors import REASON_LIMIT, error_text, shorten
-from ink_tui.providers.reply_assembly import ReplyAssembly
+from ink_tui.providers.reply_assembly import Pieces, ReplyAssembly
 from ink_tui.providers.retry import TransientFailure, is_retryable_status
 
 # `json.loads` checks its argument and skips whitespace in Python before the C scanner
@@ -66,8 +66,8 @@ class ReplyBuilder(ReplyAssembly):
         redact: Callable[[str], str] = str,
     ) -> None:
         super().__init__(model, source, redact)
-        self._text: list[str] = []
-        self._thinking: list[str] = []
+        self._text = Pieces()
+        self._thinking = Pieces()
         self._calls: list[_PartialCall] = []
         # The server's tool-call `index` -> position in `_calls`.
         self._slots: dict[int, int] = {}
@@ -125,8 +125,8 @@ class ReplyBuilder(ReplyAssembly):
     def finish(self) -> AssistantMessage:
         calls = [_finish_call(partial) for partial in self._calls]
         return AssistantMessage(
-            text="".join(self._text),
-            thinking="".join(self._thinking),
+            text=self._text.text(),
+            thinking=self._thinking.text(),
             tool_calls=calls,
             finish_reason=normalise_finish_reason(self._finish, has_tool_calls=bool(calls)),
             usage=self._usage,
