@@ -81,3 +81,32 @@ def test_pieces_keep_the_text_in_order_in_few_strings() -> None:
         pieces.append(word)
     assert pieces.text() == "".join(words)
     assert len(pieces._groups) == 3 and len(pieces._recent) == 17
+
+
+@pytest.mark.parametrize(
+    ("data", "whole_only"),
+    [
+        (b"5\r\nhello\r\n", True),
+        (b"5\r\nhello\r\n3;ext=1\r\nabc\r\n", True),
+        (b"A\r\n0123456789\r\n", True),
+        (b"5\r\nhel", False),  # a partial chunk
+        (b"5\r\nhello\r\n0\r\n\r\n", False),  # the last chunk
+        (b"zz\r\nab\r\n", False),  # malformed
+        (b"3\r\nabcXY", False),  # a bad footer
+    ],
+)
+def test_whole_chunks_decode_as_the_reader_does(data: bytes, whole_only: bool) -> None:
+    from h11._receivebuffer import ReceiveBuffer
+
+    from ink_tui.providers.bulk_chunks import BulkChunkedReader, _whole_chunks
+
+    whole = _whole_chunks(data)
+    assert (whole is not None) == whole_only
+    if whole is None:
+        return  # left to the reader
+    buf = ReceiveBuffer()
+    buf += data
+    event = BulkChunkedReader()(buf)
+    assert event is not None and bytes(event.data) == b"".join(whole)  # type: ignore[union-attr]
+    assert not buf
+    assert whole != [] and all(whole)

@@ -174,6 +174,12 @@ class DirectChunkedBody:
                     if parts:
                         break  # what came before the cut first; the next call sees it
                     raise httpcore.RemoteProtocolError(_CUT_OFF)
+                if not buf and _at_chunk_start(reader):
+                    whole = _whole_chunks(data)
+                    if whole is not None:
+                        parts += whole
+                        taken += sum(map(len, whole))
+                        continue
                 buf += data
             elif isinstance(event, h11.Data):
                 piece = bytes(event.data)
@@ -254,3 +260,32 @@ def read_chunks_directly(response: Any) -> bool:
         return False
     outer._stream = DirectChunkedBody(inner, connection, state)
     return True
+
+
+def _at_chunk_start(reader: BulkChunkedReader) -> bool:
+    return not (reader._bytes_in_chunk or reader._bytes_to_discard or reader._reading_trailer)
+
+
+def _whole_chunks(data: bytes) -> list[bytes] | None:
+    """The data of `data` if it is whole non-empty chunks and nothing else (what a network
+    read brings from a server that keeps up); None for anything else (a partial chunk,
+    the last chunk, a malformed one), which `BulkChunkedReader` then decodes."""
+    parts: list[bytes] = []
+    pos = 0
+    end = len(data)
+    full_header = chunk_header_re.fullmatch
+    while pos < end:
+        line_end = data.find(b"\r\n", pos)
+        if line_end < 0:
+            return None
+        match = full_header(data, pos, line_end + 2)
+        if match is None:
+            return None
+        size = int(match["chunk_size"], base=16)
+        start = line_end + 2
+        stop = start + size
+        if size == 0 or data[stop : stop + 2] != _FOOTER:
+            return None
+        parts.append(data[start:stop])
+        pos = stop + 2
+    return parts
