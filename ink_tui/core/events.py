@@ -22,6 +22,8 @@ RunKind = Literal["agent", "shell", "compact"]
 # import, and for 24 events that was ~4 ms of the first frame's imports.
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class Event:
+    """What every event carries: the run it belongs to and its place in the stream."""
+
     type: ClassVar[str] = "event"
     run_id: str | None = None
     seq: int = 0
@@ -45,6 +47,8 @@ class Event:
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class RunStart(Event):
+    """A run began: a prompt for the agent, a shell command, or a compaction."""
+
     type: ClassVar[str] = "run_start"
     kind: RunKind = "agent"
     prompt: str = ""
@@ -52,6 +56,8 @@ class RunStart(Event):
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class RunEnd(Event):
+    """A run is over: how it stopped (or why it failed), its usage and its length."""
+
     type: ClassVar[str] = "run_end"
     # None when the run failed; `error` then says why.
     stop_reason: RunStopReason | None
@@ -63,12 +69,16 @@ class RunEnd(Event):
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class TurnStart(Event):
+    """A model request of the run begins (turn 1, 2, ...)."""
+
     type: ClassVar[str] = "turn_start"
     turn: int
 
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class TurnEnd(Event):
+    """That model request and the tool calls it asked for are done."""
+
     type: ClassVar[str] = "turn_end"
     turn: int
 
@@ -87,24 +97,32 @@ class UserMessageEvent(Event):
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class TextDelta(Event):
+    """More of the answer's text, as the model streams it."""
+
     type: ClassVar[str] = "text_delta"
     text: str
 
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class ThinkingDelta(Event):
+    """More of the model's thinking, as it streams."""
+
     type: ClassVar[str] = "thinking_delta"
     text: str
 
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class MessageEnd(Event):
+    """The model's message, complete, as it entered the history."""
+
     type: ClassVar[str] = "message_end"
     message: AssistantMessage
 
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class ToolStart(Event):
+    """A tool call the model asked for begins (a concurrent one first waits for a slot)."""
+
     type: ClassVar[str] = "tool_start"
     call: ToolCall
     # True when the call is part of a concurrent group: it waits for a slot and gets
@@ -114,12 +132,17 @@ class ToolStart(Event):
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class ToolRunning(Event):
+    """A call of a concurrent group got its slot and runs now."""
+
     type: ClassVar[str] = "tool_running"
     call_id: str
 
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class ToolSettled(Event):
+    """A call of a concurrent group finished (completion order; `ToolEnd` comes in the
+    order the model issued the calls)."""
+
     type: ClassVar[str] = "tool_settled"
     call_id: str
     result: ToolResult
@@ -128,6 +151,8 @@ class ToolSettled(Event):
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class ToolEnd(Event):
+    """A call's result, as it entered the history."""
+
     type: ClassVar[str] = "tool_end"
     call: ToolCall
     result: ToolResult
@@ -177,6 +202,8 @@ class ApprovalResolved(Event):
 
 @dataclass(slots=True, kw_only=True)
 class QueueEntryView:
+    """One queued input as the queue shows it."""
+
     id: int
     text: str
     mode: Literal["steer", "follow_up"]
@@ -188,6 +215,8 @@ class QueueEntryView:
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class QueueUpdate(Event):
+    """The input queue changed: every entry, in order."""
+
     type: ClassVar[str] = "queue_update"
     entries: list[QueueEntryView]
     # Held after an interrupt (interrupt_queue = "keep") until the user resumes it.
@@ -199,6 +228,8 @@ RunState = Literal["idle", "running", "exited"]
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class StateChange(Event):
+    """The controller went idle, started running, or exited."""
+
     type: ClassVar[str] = "state"
     state: RunState
     interrupts: int = 0
@@ -224,6 +255,8 @@ NoticeLevel = Literal["info", "warning", "error"]
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class Notice(Event):
+    """Something to tell the user that is not part of the conversation."""
+
     type: ClassVar[str] = "notice"
     text: str
     level: NoticeLevel = "info"
