@@ -43,10 +43,13 @@ class StreamWatch:
 
     def patience(self) -> float:
         """Seconds to wait for bytes before calling `quiet()`."""
+        # `_quiet_limit(now) - quiet` written out: asked once per network read.
         now = self._clock()
         quiet = now - self._last
-        until_limit = self._quiet_limit(now) - quiet
-        return max(0.0, min(until_limit, self._next_notice - quiet))
+        limits = self._limits
+        phase = limits.idle_s if self._streaming else limits.first_byte_s
+        left = limits.attempt_s - (now - self._started)
+        return max(0.0, min(phase - quiet, left, self._next_notice - quiet))
 
     def arrived(self) -> Waiting | None:
         """Bytes of the body arrived; returns the event that ends a wait on screen, if any."""
