@@ -19,8 +19,10 @@ from pathlib import Path
 
 from ink_tui.session.entries import Entry, EntryError, UnknownEntryType, decode_entry
 
-# More than a tall terminal shows of a session's end, few enough to draw at once.
-TAIL_ENTRIES = 40
+# A tall terminal's worth of a session's end (some eight answers and their tools), few
+# enough to draw in the first frames: each answer there is markdown rendered before the
+# user sees the end (40 entries took ~90 ms on the UI loop).
+TAIL_ENTRIES = 16
 _BLOCK_BYTES = 64 * 1024
 # A tail of a few huge entries (tool output) stops here: the preview is only a preview.
 _MAX_TAIL_BYTES = 4 * 1024 * 1024
