@@ -108,18 +108,11 @@ class LeanStream(httpcore.AsyncNetworkStream):
                 protocol.waiter = None
                 if timer is not None:
                     timer.cancel()
-        data = self.take_now(max_bytes)
-        return b"" if data is None else data
-
-    def take_now(self, max_bytes: int) -> bytes | None:
-        """What has arrived, up to `max_bytes`, without waiting: None when nothing has, b""
-        once the server closed the connection; `ReadError` when it broke."""
-        protocol = self._protocol
         parts = protocol.parts
         if not parts:
             if protocol.error is not None:
                 raise httpcore.ReadError(str(protocol.error)) from protocol.error
-            return b"" if protocol.eof else None
+            return b""  # the server closed the connection
         # Up to `max_bytes`, as httpcore asks (a 64 KB read stays one batch of the body,
         # as with anyio), in whole pieces where they fit: the rest is not copied again.
         taken = 0
@@ -140,26 +133,6 @@ class LeanStream(httpcore.AsyncNetworkStream):
             protocol.paused = False
             self._transport.resume_reading()
         return data
-
-    async def readable(self, timeout: float | None) -> None:  # noqa: ASYNC109
-        """Wait until bytes or the end have arrived; plain `TimeoutError` after `timeout`."""
-        protocol = self._protocol
-        if protocol.parts or protocol.eof:
-            return
-        loop = asyncio.get_running_loop()
-        waiter = protocol.waiter = loop.create_future()
-        timer = None if timeout is None else loop.call_later(timeout, _time_out, waiter)
-        try:
-            await waiter
-        finally:
-            protocol.waiter = None
-            if timer is not None:
-                timer.cancel()
-
-    def hang_up(self) -> None:
-        """Drop the connection now (an abort) and wake whoever waits on it."""
-        self._transport.abort()
-        self._protocol._wake()
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
         if not buffer:
