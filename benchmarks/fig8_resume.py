@@ -23,17 +23,16 @@ so every run resumes the same file. In full mode one untimed start of each comes
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import REPO_ROOT, Sample, child_env, isolated_home, median
-from benchmarks.fig1_first_screen import COLUMNS, MARKERS, ROWS
+from benchmarks.common import REPO_ROOT, Sample, median
+from benchmarks.fig1_first_screen import MARKERS
 from benchmarks.fig8_pty import PtyApp
 from benchmarks.fig8_session import LAST_WORD
+from benchmarks.session_home import SessionHome
 
 FULL_MESSAGES = 20_000
 QUICK_MESSAGES = 200
@@ -45,34 +44,9 @@ KEY_TIMEOUT_S = 10.0
 HOLD_S = 120.0
 
 
-class _Home:
-    """The isolated home, its workspace and the session to resume."""
-
+class _Home(SessionHome):
     def __init__(self, root: Path, messages: int) -> None:
-        self.root = root
-        self.workspace = root / "ws"
-        self.workspace.mkdir()
-        self.env = child_env(
-            TERM="xterm-256color",
-            COLORTERM="truecolor",
-            **isolated_home(root),
-            LINES=str(ROWS),
-            COLUMNS=str(COLUMNS),
-        )
-        out = root / "session.json"
-        builder = [sys.executable, "-m", "benchmarks.fig8_session"]
-        subprocess.run(
-            [*builder, str(self.workspace), str(messages), str(out)],
-            cwd=REPO_ROOT,
-            env=self.env,
-            check=True,
-            timeout=300,
-        )
-        made = json.loads(out.read_text())
-        self.session = Path(made["path"])
-        self.id: str = made["id"]
-        self.messages: int = made["messages"]
-        self.size: int = made["bytes"]
+        super().__init__(root, "benchmarks.fig8_session", messages)
 
     def start(self, *flags: str) -> PtyApp:
         command = [
@@ -89,9 +63,7 @@ class _Home:
 
     def restore(self) -> None:
         """Only the session file stays in its folder, exactly as it was written."""
-        for path in self.session.parent.iterdir():
-            if path != self.session:
-                path.unlink()
+        self.remove_all_but_the_session()
         if self.session.stat().st_size != self.size:
             raise RuntimeError(f"the resumed session {self.session} was changed by a run")
 

@@ -19,6 +19,8 @@ import random
 import sys
 from pathlib import Path
 
+from benchmarks.session_home import bash_details
+
 LAST_WORD = "QZXJLASTWORD"
 MESSAGES_PER_TURN = 4
 
@@ -106,18 +108,7 @@ def write_session(workspace: Path, messages: int) -> dict[str, object]:
             )
         )
         output, lines = _output(turn, rng)
-        details = {
-            "exit_code": 0,
-            "full_output_path": None,
-            "truncated": False,
-            "timed_out": False,
-            "interrupted": False,
-            "lines": lines,
-            "bytes": len(output.encode()),
-            "shown": lines,
-            "total": lines,
-            "pgid": 4000 + turn,
-        }
+        details = bash_details(output, lines, pgid=4000 + turn)
         writer.record_tool_result(
             ToolResultMessage(call_id=call.id, tool_name="bash", content=output),
             details,

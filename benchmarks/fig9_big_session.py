@@ -24,20 +24,18 @@ files beside it go, so every run resumes the same file.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.common import REPO_ROOT, Sample, child_env, isolated_home, median
-from benchmarks.fig1_first_screen import COLUMNS, ROWS
+from benchmarks.common import REPO_ROOT, Sample, median
 from benchmarks.fig8_pty import PtyApp
 from benchmarks.fig9_server import REPLY_WORD, Fig9Server
 from benchmarks.fig9_session import LAST_WORD
+from benchmarks.session_home import SessionHome
 
 FULL_BYTES = 50_000_000
 QUICK_BYTES = 2_000_000
@@ -78,34 +76,9 @@ class _App(PtyApp):
             self._read(now + _POLL_S)
 
 
-class _Home:
-    """The isolated home, its workspace and the session to resume."""
-
+class _Home(SessionHome):
     def __init__(self, root: Path, size: int) -> None:
-        self.root = root
-        self.workspace = root / "ws"
-        self.workspace.mkdir()
-        self.env = child_env(
-            TERM="xterm-256color",
-            COLORTERM="truecolor",
-            **isolated_home(root),
-            LINES=str(ROWS),
-            COLUMNS=str(COLUMNS),
-        )
-        out = root / "session.json"
-        builder = [sys.executable, "-m", "benchmarks.fig9_session"]
-        subprocess.run(
-            [*builder, str(self.workspace), str(size), str(out)],
-            cwd=REPO_ROOT,
-            env=self.env,
-            check=True,
-            timeout=300,
-        )
-        made = json.loads(out.read_text())
-        self.session = Path(made["path"])
-        self.id: str = made["id"]
-        self.messages: int = made["messages"]
-        self.size: int = made["bytes"]
+        super().__init__(root, "benchmarks.fig9_session", size)
 
     def start(self, url: str) -> _App:
         command = [sys.executable, "-m", "ink_tui", "-C", str(self.workspace)]
@@ -114,9 +87,7 @@ class _Home:
 
     def restore(self) -> None:
         """The session file as it was written, and nothing else beside it."""
-        for path in self.session.parent.iterdir():
-            if path != self.session:
-                path.unlink()
+        self.remove_all_but_the_session()
         os.truncate(self.session, self.size)
 
 

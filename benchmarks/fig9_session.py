@@ -22,6 +22,8 @@ import random
 import sys
 from pathlib import Path
 
+from benchmarks.session_home import bash_details
+
 LAST_WORD = "QZXJBIGSESSIONEND"
 MESSAGES_PER_TURN = 6
 RESULT_BYTES = (20_000, 60_000)
@@ -138,18 +140,7 @@ def write_session(workspace: Path, target_bytes: int) -> dict[str, object]:
             )
         )
         output, lines = _test_output(turn, rng)
-        details = {
-            "exit_code": 0,
-            "full_output_path": None,
-            "truncated": False,
-            "timed_out": False,
-            "interrupted": False,
-            "lines": lines,
-            "bytes": len(output.encode()),
-            "shown": lines,
-            "total": lines,
-            "pgid": 4000 + turn,
-        }
+        details = bash_details(output, lines, pgid=4000 + turn)
         writer.record_tool_result(
             ToolResultMessage(call_id=bash.id, tool_name="bash", content=output),
             details,
