@@ -132,6 +132,24 @@ class ServerProcess:
     leaving a `with` block."""
 
     _proc: subprocess.Popen[Any]
+    root: str
+
+    def start(self, module: str, *args: str, what: str) -> None:
+        """Run `python -m MODULE ARGS`; it prints `PORT n` once it listens."""
+        self._proc = subprocess.Popen(
+            [sys.executable, "-m", module, *args],
+            cwd=REPO_ROOT,
+            env=child_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self._proc.stdout is not None
+        line = self._proc.stdout.readline()
+        if not line.startswith("PORT "):
+            self._proc.kill()
+            raise RuntimeError(f"the {what} did not start: {line!r}")
+        self.root = f"http://127.0.0.1:{int(line.split()[1])}"
 
     def close(self) -> None:
         self._proc.terminate()

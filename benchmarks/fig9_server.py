@@ -12,14 +12,12 @@ that the whole history was sent.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from benchmarks.common import REPO_ROOT, ServerProcess, child_env
+from benchmarks.common import ServerProcess
 from benchmarks.loopback import _closing, _event
 
 REPLY_WORD = "QZXJREPLYSHOWN"
@@ -94,20 +92,7 @@ class Fig9Server(ServerProcess):
     """`with Fig9Server() as server: server.url`, then `server.log()`."""
 
     def __init__(self) -> None:
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.fig9_server"],
-            cwd=REPO_ROOT,
-            env=child_env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self._proc.stdout is not None
-        line = self._proc.stdout.readline()
-        if not line.startswith("PORT "):
-            self._proc.kill()
-            raise RuntimeError(f"the figure 9 server did not start: {line!r}")
-        self.root = f"http://127.0.0.1:{int(line.split()[1])}"
+        self.start("benchmarks.fig9_server", what="figure 9 server")
         self.url = f"{self.root}/v1"
 
     def log(self) -> list[dict[str, Any]]:

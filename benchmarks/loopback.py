@@ -27,8 +27,6 @@ import ctypes
 import json
 import select
 import socket
-import subprocess
-import sys
 import threading
 import time
 import urllib.request
@@ -37,7 +35,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from benchmarks.answer import DELTA_CHARS, deltas, make_answer
-from benchmarks.common import REPO_ROOT, ServerProcess, child_env
+from benchmarks.common import ServerProcess
 
 # Writes the group id, then sleeps with a child of its own (a subshell running sleep).
 PGID_FILE = "bench.pgid"
@@ -317,22 +315,8 @@ class LoopbackServer(ServerProcess):
     """The server process, for the parent: `with LoopbackServer(sizes) as server: ...`."""
 
     def __init__(self, warm_sizes: tuple[int, ...] = ()) -> None:
-        command = [sys.executable, "-m", "benchmarks.loopback"]
-        command += [arg for size in warm_sizes for arg in ("--warm", str(size))]
-        self._proc = subprocess.Popen(
-            command,
-            cwd=REPO_ROOT,
-            env=child_env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self._proc.stdout is not None
-        line = self._proc.stdout.readline()
-        if not line.startswith("PORT "):
-            self._proc.kill()
-            raise RuntimeError(f"the loopback server did not start: {line!r}")
-        self.root = f"http://127.0.0.1:{int(line.split()[1])}"
+        warm = [arg for size in warm_sizes for arg in ("--warm", str(size))]
+        self.start("benchmarks.loopback", *warm, what="loopback server")
 
     def fast_url(self, size: int) -> str:
         return f"{self.root}/fast/{size}/v1"

@@ -30,15 +30,13 @@ import argparse
 import json
 import re
 import socket
-import subprocess
-import sys
 import time
 from functools import cache
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from benchmarks.answer import DELTA_CHARS
-from benchmarks.common import REPO_ROOT, ServerProcess, child_env
+from benchmarks.common import ServerProcess
 from benchmarks.loopback import _closing, _event, _hung_up, _Log, answer_events, make_handler
 
 # The marker as it appears in the answer text (and so in the SSE event's JSON: none of
@@ -179,20 +177,7 @@ class StampedServer(ServerProcess):
     """The server process: `with StampedServer() as server: server.stamped_url(...)`."""
 
     def __init__(self) -> None:
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.stamped_server"],
-            cwd=REPO_ROOT,
-            env=child_env(),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert self._proc.stdout is not None
-        line = self._proc.stdout.readline()
-        if not line.startswith("PORT "):
-            self._proc.kill()
-            raise RuntimeError(f"the stamped server did not start: {line!r}")
-        self.root = f"http://127.0.0.1:{int(line.split()[1])}"
+        self.start("benchmarks.stamped_server", what="stamped server")
 
 
 def stamped_url(root: str, seconds: float, bytes_per_s: int, tick_ms: float) -> str:
