@@ -14,26 +14,21 @@ HTTP or schema library.
 
 from __future__ import annotations
 
-import fcntl
+import contextlib
 import json
-import os
-import re
-import select
-import struct
 import subprocess
 import sys
 import tempfile
-import termios
 import time
 from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
 from benchmarks.common import REPO_ROOT, Sample, child_env, isolated_home, median
+from benchmarks.pty_app import _ANSI, COLUMNS, ROWS, PtyApp
 
 IDLE_S = 1.0
 QUICK_IDLE_S = 0.3
-ROWS, COLUMNS = 32, 100
 TIMEOUT_S = 30.0
 # A word of each app's first frame, to confirm it reached the terminal.
 MARKERS = {"ink": "demo model (offline)", "bare": "bare baseline ready"}
@@ -43,8 +38,6 @@ FORBIDDEN_PREFIXES = ("ink_tui.providers", "ink_tui.tools", "ink_tui.session")
 # package itself and its config modules (by last name component).
 ALLOWED_PACKAGES = ("ink_tui.session",)
 CONFIG_MODULES = ("config", "config_*", "model_*", "api_keys")
-
-_ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)")
 
 
 def eager_imports(modules: list[str], heavy: list[str]) -> list[str]:
@@ -104,45 +97,19 @@ def _run_in_pty(
     command: list[str], env: dict[str, str], marker: bytes
 ) -> tuple[float | None, bytes, int, float]:
     """Run under a fresh pty; returns (when `marker` was read, output, exit code, start)."""
-    master, slave = os.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
-    started = time.monotonic()
-    proc = subprocess.Popen(
-        command,
-        cwd=REPO_ROOT,
-        env=env,
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        start_new_session=True,
-    )
-    os.close(slave)
-    output = bytearray()
+    app = PtyApp(command, env, REPO_ROOT)
+    deadline = app.started + TIMEOUT_S
     seen_at: float | None = None
-    deadline = started + TIMEOUT_S
+    with contextlib.suppress(TimeoutError):  # the caller reports the output
+        seen_at = app.wait_for(marker.decode(), TIMEOUT_S)
+    app.read_to_end(deadline)
     try:
-        while time.monotonic() < deadline:
-            readable, _, _ = select.select([master], [], [], 0.1)
-            if not readable:
-                if proc.poll() is not None:
-                    break
-                continue
-            try:
-                data = os.read(master, 1 << 16)
-            except OSError:  # EIO: the child closed the terminal
-                break
-            if not data:
-                break
-            output += data
-            if seen_at is None and marker in _ANSI.sub(b"", bytes(output[-65536:])):
-                seen_at = time.monotonic()
-        code = proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        code = app.proc.wait(timeout=max(1.0, deadline - time.monotonic()))
     except subprocess.TimeoutExpired:
-        proc.kill()
-        code = proc.wait()
-    finally:
-        os.close(master)
-    return seen_at, bytes(output), code, started
+        app.proc.kill()
+        code = app.proc.wait()
+    app.stop()
+    return seen_at, bytes(app.output), code, app.started
 
 
 def measure(quick: bool, runs: int) -> dict[str, list[Any]]:

@@ -30,8 +30,8 @@ from typing import Any
 
 from benchmarks.common import REPO_ROOT, Sample, median
 from benchmarks.fig1_first_screen import MARKERS
-from benchmarks.fig8_pty import PtyApp
 from benchmarks.fig8_session import LAST_WORD
+from benchmarks.pty_app import PtyApp
 from benchmarks.session_home import SessionHome
 
 FULL_MESSAGES = 20_000

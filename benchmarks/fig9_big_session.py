@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import REPO_ROOT, Sample, median
-from benchmarks.fig8_pty import PtyApp
 from benchmarks.fig9_server import REPLY_WORD, Fig9Server
 from benchmarks.fig9_session import LAST_WORD
+from benchmarks.pty_app import PtyApp
 from benchmarks.session_home import SessionHome
 
 FULL_BYTES = 50_000_000

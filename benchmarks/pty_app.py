@@ -1,6 +1,6 @@
-"""An app under a pseudo-terminal, as figure 1 runs it, that figure 8 can also type into.
+"""An app under a pseudo-terminal, as figures 1, 8 and 9 run it, that a figure can type into.
 
-`PtyApp` spawns a command on a fresh pty of `ROWS` x `COLUMNS` (figure 1's size), keeps
+`PtyApp` spawns a command on a fresh pty of `ROWS` x `COLUMNS`, keeps
 everything the app writes, and answers two questions from what reached the terminal:
 when a word first showed (`wait_for`, escape sequences taken out) and how long a key
 typed into the terminal took to be drawn back (`type_key`). Times are `time.monotonic()`
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import re
 import select
 import signal
 import struct
@@ -19,7 +20,8 @@ import termios
 import time
 from pathlib import Path
 
-from benchmarks.fig1_first_screen import _ANSI, COLUMNS, ROWS
+ROWS, COLUMNS = 32, 100
+_ANSI = re.compile(rb"\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\|.)")
 
 # How much of the end of the output a marker is looked for in (a frame is a few KB).
 _TAIL = 1 << 16
@@ -89,6 +91,11 @@ class PtyApp:
             if time.monotonic() > deadline or not self._read(min(deadline, time.monotonic() + 0.1)):
                 raise TimeoutError(f"the key {char!r} was not drawn within {timeout} s")
         return time.monotonic() - sent
+
+    def read_to_end(self, deadline: float) -> None:
+        """Keep what the app writes until it closes the terminal or `deadline`."""
+        while time.monotonic() < deadline and self._read(min(deadline, time.monotonic() + 0.1)):
+            pass
 
     def text(self) -> str:
         return _ANSI.sub(b"", bytes(self.output[-3000:])).decode("utf-8", "replace")
