@@ -7,8 +7,12 @@ same per frame in the TUI. It is a plain dependency, but ink stays correct witho
 (a platform with no wheel, `INK_NO_UVLOOP=1` to compare or to rule it out): everything
 ink does is asyncio's public interface, which both loops implement.
 
-Every front end that runs a loop goes through here: `run()` for the print, RPC and serve
-modes, `install()` before Textual's `App.run()` (which calls `asyncio.run()` itself).
+RPC mode runs on it (`run()`), the mode that streams events to a program as fast as they
+come. The TUI, print and serve modes stay on asyncio's loop: ink's SIGTERM/SIGHUP
+handler (`tools/job_exit.py`) is a `signal.signal` handler, and uvloop runs it only when
+something else wakes the loop, so `ink -p` waiting on a quiet model could outlive a
+SIGHUP (caught by tests/test_jobs_exit.py). RPC mode takes its signals through
+`loop.add_signal_handler`, which uvloop delivers at once.
 """
 
 from __future__ import annotations

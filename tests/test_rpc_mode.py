@@ -214,7 +214,9 @@ async def test_stdin_eof_aborts_settles_and_exits_zero(
     assert await asyncio.to_thread(server.disconnected.wait, 2)
 
 
-@pytest.mark.parametrize(("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
+@pytest.mark.parametrize(
+    ("signum", "code"), [(signal.SIGTERM, 143), (signal.SIGINT, 130), (signal.SIGHUP, 129)]
+)
 async def test_signals_abort_settle_and_exit_with_their_code(
     server: ScriptedServer, workspace: Path, env: dict[str, str], signum: int, code: int
 ) -> None:

@@ -19,6 +19,7 @@ Everything is checked before the model is called, so a refused run costs nothing
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -80,9 +81,7 @@ def run_print_session(
             return EXIT_USAGE
         for warning in loaded.warnings:
             say(f"warning: {warning}")
-    from ink_tui import event_loop
-
-    return event_loop.run(
+    return asyncio.run(
         _run(model, workspace, prompt, settings, user_config_dir, loaded, record, say, extensions)
     )
 

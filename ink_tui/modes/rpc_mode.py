@@ -38,7 +38,9 @@ from ink_tui.modes.rpc_commands import CommandError, SessionHost, dispatch
 
 log = logging.getLogger(__name__)
 
-EXIT_SIGNALS = {signal.SIGINT: 130, signal.SIGTERM: 143}
+# SIGHUP too: the loop's own handler, not job_exit's signal.signal one, which uvloop
+# runs only once something else wakes the loop (see event_loop.py).
+EXIT_SIGNALS = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 
 
 # While events stream, at most one write per this many seconds: each write to the pipe

@@ -17,6 +17,7 @@ What it promises at the command line:
 from __future__ import annotations
 
 import argparse
+import asyncio
 import ipaddress
 import logging
 import socket
@@ -107,9 +108,7 @@ def main(argv: Sequence[str]) -> int:
         return EXIT_USAGE
     secrets = [*configured_keys(config), args.api_key]
     try:
-        from ink_tui import event_loop
-
-        return event_loop.run(
+        return asyncio.run(
             serve(sock, workspace, flags, secrets, show_arguments=args.show_tool_arguments)
         )
     except KeyboardInterrupt:

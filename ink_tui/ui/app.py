@@ -412,10 +412,6 @@ def run_app(
         freeze_startup_heap=True,
         extensions=extensions,
     )
-    from ink_tui import event_loop
-
-    # Textual's App.run() calls asyncio.run(): the policy makes that loop uvloop's.
-    event_loop.install()
     app.run()
     # The exit status is the app's return code (130 after a double Ctrl+C, 1 after a
     # crash); `run()` returns the return value, which ink does not set.
