@@ -8,11 +8,9 @@ same per frame in the TUI. It is a plain dependency, but ink stays correct witho
 ink does is asyncio's public interface, which both loops implement.
 
 RPC mode runs on it (`run()`), the mode that streams events to a program as fast as they
-come. The TUI, print and serve modes stay on asyncio's loop: ink's SIGTERM/SIGHUP
-handler (`tools/job_exit.py`) is a `signal.signal` handler, and uvloop runs it only when
-something else wakes the loop, so `ink -p` waiting on a quiet model could outlive a
-SIGHUP (caught by tests/test_jobs_exit.py). RPC mode takes its signals through
-`loop.add_signal_handler`, which uvloop delivers at once.
+come, and takes its signals through `loop.add_signal_handler`. The TUI, print and serve
+modes stay on asyncio's loop for now: their SIGTERM/SIGHUP path is a `signal.signal`
+handler (`tools/job_exit.py`) that has only been tested on asyncio's loop.
 """
 
 from __future__ import annotations

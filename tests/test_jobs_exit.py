@@ -21,6 +21,12 @@ MODEL_VARIABLES = {"INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "OPENAI_BASE
 _HOME = tempfile.mkdtemp(prefix="ink-jobs-tests-")
 
 
+def _default_hangup() -> None:
+    # ink leaves an ignored SIGHUP alone (`nohup ink`); a suite itself run under nohup
+    # would hand that on, and the SIGHUP case would test nohup, not a closed terminal.
+    signal.signal(signal.SIGHUP, signal.SIG_DFL)
+
+
 def start_ink(server: ScriptedServer, workspace: Path) -> subprocess.Popen[str]:
     env = {k: v for k, v in os.environ.items() if k not in MODEL_VARIABLES}
     env.update(
@@ -37,6 +43,7 @@ def start_ink(server: ScriptedServer, workspace: Path) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=_default_hangup,
     )
 
 

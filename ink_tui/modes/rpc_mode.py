@@ -38,8 +38,7 @@ from ink_tui.modes.rpc_commands import CommandError, SessionHost, dispatch
 
 log = logging.getLogger(__name__)
 
-# SIGHUP too: the loop's own handler, not job_exit's signal.signal one, which uvloop
-# runs only once something else wakes the loop (see event_loop.py).
+# SIGHUP too (the driver's terminal closed): abort, settle and exit like the others.
 EXIT_SIGNALS = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
 
 
