@@ -41,19 +41,17 @@ def plan_session(
         return SessionPlan("pick")
     if not continue_ and resume is None:
         return SessionPlan("new")
-    # Only a resume reads the store; a plain start does not pay for it before the first frame.
-    path = None if continue_ or resume is None else _named_session(workspace, resume)
-    note = None
-    if path is None:
-        from ink_tui.session.session_choice import SessionLookupError, choose_session
+    # Only a resume reads the store (headers only: `catalog.find_session_path`); a plain
+    # start does not pay for it before the first frame.
+    from ink_tui.session.session_choice import SessionLookupError, choose_session
 
-        try:
-            choice = choose_session(workspace, continue_=continue_, resume=resume)
-        except SessionLookupError as error:
-            return str(error)
-        if choice.path is None:
-            return SessionPlan("new", note=choice.note)
-        path, note = choice.path, choice.note
+    try:
+        choice = choose_session(workspace, continue_=continue_, resume=resume)
+    except SessionLookupError as error:
+        return str(error)
+    if choice.path is None:
+        return SessionPlan("new", note=choice.note)
+    path, note = choice.path, choice.note
     from ink_tui.session.session_lock import SessionLocked, check_unlocked
 
     try:
@@ -62,36 +60,6 @@ def plan_session(
     except SessionLocked as error:
         return str(error)
     return SessionPlan("resume", path, note=note)
-
-
-def _named_session(workspace: Path, id_prefix: str) -> Path | None:
-    """The one session file whose name's id starts with `id_prefix` and whose header
-    reads, found without reading the sessions; None leaves it to `choose_session`.
-
-    Session file names hold their id. The catalog summarises every session of the
-    workspace to find one (reading each in full: a 20 MB session took ~0.3 s before the
-    first frame); when the names alone single one out, its header is all that needs
-    reading. Anything else (no match, several, an unreadable header) goes the catalog's
-    way, which words the error.
-    """
-    from ink_tui.session.session_reader import SessionFileError, read_header
-    from ink_tui.session.store_paths import SESSION_SUFFIX, session_id_from_name, workspace_dir
-
-    prefix = id_prefix.strip().lower().removesuffix(SESSION_SUFFIX)
-    if not prefix:
-        return None
-    try:
-        names = [p for p in workspace_dir(workspace).iterdir() if session_id_from_name(p.name)]
-    except OSError:
-        return None
-    matches = [p for p in names if (session_id_from_name(p.name) or "").startswith(prefix)]
-    if len(matches) != 1:
-        return None
-    try:
-        header = read_header(matches[0])
-    except (SessionFileError, OSError):
-        return None
-    return matches[0] if header.id.lower().startswith(prefix) else None
 
 
 def read_planned_session(plan: SessionPlan) -> LoadedSession | Exception | None:
