@@ -1,8 +1,8 @@
-"""A reply's text held in few strings (reply_assembly.Pieces)."""
+"""A reply's text held in few strings (core.text_pieces.Pieces)."""
 
 from __future__ import annotations
 
-from ink_tui.providers.reply_assembly import Pieces
+from ink_tui.core.text_pieces import Pieces
 
 
 def test_pieces_keep_the_text_in_order_in_few_strings() -> None:

@@ -75,6 +75,7 @@ from ink_tui.core.provider_api import (
     Waiting,
 )
 from ink_tui.core.scheduler import ToolScheduler
+from ink_tui.core.text_pieces import Pieces
 from ink_tui.core.tool_api import Tool, ToolContext, spec_of
 
 TakeInput = Callable[[], list[UserMessage]]
@@ -317,8 +318,10 @@ class AgentLoop:
             tools=[spec_of(tool) for tool in self.tools],
             max_output_tokens=self.config.max_output_tokens,
         )
-        text: list[str] = []
-        thinking: list[str] = []
+        # Pieces, not a list: a fast reply is tens of thousands of deltas, one string
+        # each for every full collection to walk while the reply streams.
+        text = Pieces()
+        thinking = Pieces()
         try:
             async for chunk in self.provider.stream(request, self.signal):
                 if isinstance(chunk, TextChunk):
@@ -338,14 +341,14 @@ class AgentLoop:
                     self.emit(MessageEnd(message=chunk.message))
                     return chunk.message
         except AbortError:
-            self._keep_partial("".join(text), "".join(thinking), "aborted")
+            self._keep_partial(text.text(), thinking.text(), "aborted")
             raise
         except Exception:
-            self._keep_partial("".join(text), "".join(thinking), "unknown")
+            self._keep_partial(text.text(), thinking.text(), "unknown")
             raise
         # A provider that ends without ReplyDone breaks its contract; keep what came.
         message = AssistantMessage(
-            text="".join(text), thinking="".join(thinking), finish_reason="unknown"
+            text=text.text(), thinking=thinking.text(), finish_reason="unknown"
         )
         self.history.append(message)
         self.emit(MessageEnd(message=message))
