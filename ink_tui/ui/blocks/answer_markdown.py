@@ -27,13 +27,16 @@ def code_lexer(name: str) -> Lexer:
     not know (```jsx2, or ```pyth while the info string is still arriving) makes
     pygments import every installed plugin's entry point (200 ms here, IPython's).
     Plugin lexers are given up for that: an unknown language shows as plain code.
+    Regex lexers try each state's rules in one call (combined_regex_lexer).
     """
     from pygments.lexers import LEXERS, get_lexer_by_name
     from pygments.lexers.special import TextLexer
 
+    from ink_tui.ui.blocks.combined_regex_lexer import combined_lexer
+
     alias = name.lower()
     if any(alias in aliases for _module, _name, aliases, _files, _mimes in LEXERS.values()):
-        return get_lexer_by_name(alias, stripnl=False, ensurenl=True, tabsize=4)
+        return combined_lexer(get_lexer_by_name(alias, stripnl=False, ensurenl=True, tabsize=4))
     return TextLexer(stripnl=False, ensurenl=True, tabsize=4)
 
 
