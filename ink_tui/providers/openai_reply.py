@@ -21,6 +21,7 @@ from typing import Any
 
 from ink_tui.core.messages import AssistantMessage, StopReason, ToolCall, Usage
 from ink_tui.core.provider_api import ProviderError, TextChunk, ThinkingChunk
+from ink_tui.providers.chunk_template import ChunkTemplate, learn, text_key
 from ink_tui.providers.openai_errors import REASON_LIMIT, error_text, shorten
 from ink_tui.providers.reply_assembly import Pieces, ReplyAssembly
 from ink_tui.providers.retry import TransientFailure, is_retryable_status
@@ -29,6 +30,9 @@ from ink_tui.providers.retry import TransientFailure, is_retryable_status
 # runs; chunks are compact JSON objects, so the scanner alone does (see `_parse_json`).
 # (`scan_once` is set in `JSONDecoder.__init__`, where typeshed does not see it.)
 _scan_json: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
+
+# Text chunks no template fitted before the builder stops trying to learn one.
+MAX_MISFITS = 8
 
 _FINISH_REASONS: dict[str, StopReason] = {
     "stop": "stop",
@@ -73,9 +77,22 @@ class ReplyBuilder(ReplyAssembly):
         self._slots: dict[int, int] = {}
         self._finish: str | None = None
         self._usage = Usage()
+        # Text chunks read by their delta alone once one has been learned (chunk_template).
+        self._template: ChunkTemplate | None = None
+        self._learning = True
+        self._misfits = 0
 
     def feed(self, data: str, event: str = "message") -> None:
         """Take the data of one SSE event; what it adds to show waits for `take()`."""
+        template = self._template
+        if template is not None:
+            text = template.text_of(data)
+            if text is not None:
+                self.events += 1
+                self.chunks += 1
+                if text:
+                    self._add_text(template.key, text)
+                return
         if not data or data.isspace():
             return
         self.events += 1
@@ -116,6 +133,27 @@ class ReplyBuilder(ReplyAssembly):
             delta = choice.get("delta") or choice.get("message")
             if isinstance(delta, dict):
                 self._delta(delta)
+        if self._learning:
+            self._learn(data, obj)
+
+    def _learn(self, data: str, chunk: dict[str, Any]) -> None:
+        template = learn(data, chunk)
+        if template is not None:
+            self._template = template
+            self._learning = False
+        elif text_key(chunk) is not None:
+            # A text chunk no template fits (the server writes them some other way):
+            # after a few, stop trying.
+            self._misfits += 1
+            self._learning = self._misfits < MAX_MISFITS
+
+    def _add_text(self, key: str, text: str) -> None:
+        if key == "content":
+            self._text.append(text)
+            self._show(TextChunk, text)
+        else:
+            self._thinking.append(text)
+            self._show(ThinkingChunk, text)
 
     @property
     def finished(self) -> bool:
@@ -138,12 +176,10 @@ class ReplyBuilder(ReplyAssembly):
         # `reasoning`. Some send both with the same text, so take one.
         reasoning = delta.get("reasoning_content") or delta.get("reasoning")
         if isinstance(reasoning, str) and reasoning:
-            self._thinking.append(reasoning)
-            self._show(ThinkingChunk, reasoning)
+            self._add_text("reasoning", reasoning)
         content = delta.get("content")
         if isinstance(content, str) and content:
-            self._text.append(content)
-            self._show(TextChunk, content)
+            self._add_text("content", content)
         for fragment in delta.get("tool_calls") or ():
             if isinstance(fragment, dict):
                 self._tool_fragment(fragment)
