@@ -47,6 +47,7 @@ from ink_tui.ui.widgets.transcript_events import show_event
 from ink_tui.ui.widgets.transcript_lines import BlockLines
 from ink_tui.ui.widgets.transcript_look import COMPONENT_CLASSES, COMPONENT_CSS, TranscriptLook
 from ink_tui.ui.widgets.transcript_rows import (
+    PlacedRows,
     selected_text,
     with_marker,
     with_selection,
@@ -108,6 +109,7 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self._marker = False
         self._cursor: Foldable | None = None
         self._colours = TranscriptLook(self)
+        self._rows = PlacedRows()
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(partial(show_event, self))
@@ -270,6 +272,7 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self._dirty.clear()
         self._cursor = None
         self._lines.clear()
+        self._rows.clear()
         self._following = True
         self._marker = False
         # Nothing is left to measure, so no frame would shrink the scrollable area.
@@ -318,18 +321,19 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         content = self.scrollable_content_region
         line_no = round(self.scroll_y) + y
         line = self._lines.line(line_no, self._look())
+        base = self._colours.base
         if line is None:
-            strip = Strip.blank(content.width)
+            strip = Strip.blank(content.width).apply_style(base)
         else:
             # Offsets tell a mouse selection which character of which line it is on.
-            strip = line.apply_offsets(0, line_no)
+            strip = self._rows.row(line, line_no, base)
             selection = self.text_selection
             if selection is not None:
                 style = self.screen.get_component_rich_style("screen--selection")
                 strip = with_selection(strip, selection, line_no, style)
         if self._marker and y == content.height - 1:
-            strip = with_marker(strip, content.width, self._colours.style("marker"))
-        return strip.apply_style(self._colours.base)
+            strip = with_marker(strip, content.width, base + self._colours.style("marker"))
+        return strip
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The selected text: only the lines it spans are drawn, however long the session."""

@@ -1,6 +1,9 @@
-"""What the transcript lays over its rows: the new-output marker and a mouse selection.
+"""What the transcript makes of a block's line to draw it as a row of the screen.
 
-Pure functions of strips, so the widget only decides when they apply.
+A row is the line on the widget's background with each cell's offset in its style (for a
+mouse selection), kept by `PlacedRows` for the rows drawn lately; over it go the
+new-output marker and a mouse selection (pure functions of strips, so the widget only
+decides when they apply).
 """
 
 from __future__ import annotations
@@ -14,12 +17,67 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 MARKER_TEXT = " ↓ new output below "
+# Rows kept placed: three screens of a tall terminal, so paging back and forth draws
+# nothing new. Every strip is a dozen objects (Textual gives each its own caches).
+ROWS_KEPT = 300
+# rich's sum of two styles without its shared LRU cache: a style carrying a cell's offset
+# is used by one cell only, and would push out sums that are used again.
+_add_once: Callable[[Style, Style], Style] = Style._add.__wrapped__  # type: ignore[attr-defined]
+
 # Where the marker starts on the last row; a click on it jumps to the end.
 MARKER_X = 2
 
 
 def on_marker(x: int) -> bool:
     return MARKER_X <= x < MARKER_X + len(MARKER_TEXT)
+
+
+def placed(line: Strip, line_no: int, base: Style) -> Strip:
+    """`line` drawn as line `line_no`: on the `base` style, each cell knowing its offset.
+
+    The same segments as `line.apply_offsets(0, line_no).apply_style(base)`, in one new
+    strip instead of two, and with no sum of a one-off style left in rich's cache.
+    """
+    segments: list[Segment] = []
+    append = segments.append
+    x = 0
+    for text, style, _control in line._segments:
+        combined = base + style if style else base
+        offset = Style.from_meta({"offset": (x, line_no)})
+        final = _add_once(combined, offset)
+        # As `Style.__add__`: a link gets an id of its own.
+        append(Segment(text, final.copy() if final.link else final))
+        x += len(text)
+    return Strip(segments, line.cell_length)
+
+
+class PlacedRows:
+    """The rows drawn lately, by line number: a page scrolled back to costs no new strip.
+
+    A row stays valid while its line is the very strip the block drew (a redrawn block
+    draws new ones) on the same background style.
+    """
+
+    def __init__(self, limit: int = ROWS_KEPT) -> None:
+        self._limit = limit
+        self._rows: dict[int, tuple[Strip, Style, Strip]] = {}
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def row(self, line: Strip, line_no: int, base: Style) -> Strip:
+        kept = self._rows.get(line_no)
+        if kept is not None and kept[0] is line and kept[1] is base:
+            return kept[2]
+        strip = placed(line, line_no, base)
+        if kept is None and len(self._rows) >= self._limit:
+            # The oldest drawn goes first (dicts keep their insertion order).
+            del self._rows[next(iter(self._rows))]
+        self._rows[line_no] = (line, base, strip)
+        return strip
+
+    def clear(self) -> None:
+        self._rows.clear()
 
 
 def with_marker(strip: Strip, width: int, style: Style) -> Strip:
