@@ -15,6 +15,11 @@ made those pauses grow past 100 ms while it streamed. So a group keeps its heigh
 good but its lines only while among the answer's `KEPT_LINES` most recently drawn;
 `AnswerLines` hands the transcript the whole answer as a sequence that draws a group
 again when a line of it is asked for.
+
+A complete answer keeps only what it shows: its text, its groups and their offsets. The
+parser, buffers and kept-lines order of the stream go (or come back only when drawn):
+a session of 20,000 messages holds 8,000 answers, and every list or dict left in each is
+one more object every full collection walks.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import overload
 from rich.segment import Segment
 from textual.strip import Strip
 
+from ink_tui.core.text_pieces import Pieces
 from ink_tui.ui.blocks.answer_markdown import answer_markdown
 from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_segments
 from ink_tui.ui.blocks.markdown_splitter import Block as SplitBlock
@@ -84,6 +90,20 @@ class MarkdownGroup:
 
     def drop(self) -> None:
         self._lines = None
+
+
+@dataclass(slots=True, eq=False)
+class _Stream:
+    """What only an answer still streaming needs; dropped once it is complete."""
+
+    splitter: MarkdownSplitter = field(default_factory=MarkdownSplitter)
+    # Appended since the last flush, and what the flushes took in (a piece per flush).
+    unflushed: list[str] = field(default_factory=list)
+    taken: Pieces = field(default_factory=Pieces)
+    # Finished blocks not taken in yet, and seconds a character of markdown takes to
+    # draw (see `flush`'s budget).
+    waiting: list[SplitBlock] = field(default_factory=list)
+    s_per_char: float = 0.0
 
 
 class AnswerLines(Sequence[Strip]):
@@ -174,33 +194,34 @@ class AnswerBlock(Block):
 
     def __init__(self) -> None:
         super().__init__()
-        # None once the answer is complete and taken in: a long session holds thousands.
-        self._splitter: MarkdownSplitter | None = MarkdownSplitter()
-        self._unflushed: list[str] = []
-        self._parts: list[str] = []
+        # None once the answer is complete and taken in (see the module doc).
+        self._stream: _Stream | None = _Stream()
+        # The whole text, once complete.
+        self._text = ""
         self._ended = False
         self.groups: list[MarkdownGroup] = []
         self.tail_source = ""
         # How often the tail's source changed (and so was rendered again).
         self.tail_updates = 0
         self._tail_lines: tuple[int, bool, list[Strip]] | None = None
-        # Groups whose lines are kept, least recently drawn first, and their line count.
-        self._kept: OrderedDict[MarkdownGroup, int] = OrderedDict()
+        # Groups whose lines are kept, least recently drawn first, and their line count;
+        # None while none is (an answer scrolled away long ago).
+        self._kept: OrderedDict[MarkdownGroup, int] | None = None
         self._kept_lines = 0
-        # Where each group starts at `_layout_key` (width, dark), and where the last ends.
+        # Where each group starts at `_layout_key` (width, dark), and where the last ends:
+        # a list while groups come in, then a tuple of ints (which the collector untracks).
         self._layout_key: tuple[int, bool] | None = None
         self._look: Look | None = None
-        self._starts: list[int] = []
+        self._starts: Sequence[int] = ()
         self._end = 0
-        # Finished blocks not taken in yet, and seconds a character of markdown takes to
-        # draw (see `flush`'s budget).
-        self._waiting: list[SplitBlock] = []
-        self._s_per_char = 0.0
 
     @property
     def text(self) -> str:
         """Everything appended so far, flushed or not."""
-        return "".join([*self._parts, *self._unflushed])
+        stream = self._stream
+        if stream is None:
+            return self._text
+        return stream.taken.text() + "".join(stream.unflushed)
 
     @property
     def ended(self) -> bool:
@@ -213,7 +234,11 @@ class AnswerBlock(Block):
 
     def append(self, text: str) -> None:
         """Buffer `text`; nothing is parsed or drawn until `flush`."""
-        self._unflushed.append(text)
+        if self._stream is None:
+            # Complete already: kept in `text`, never shown (as a flush would not).
+            self._text += text
+            return
+        self._stream.unflushed.append(text)
 
     def close(self) -> None:
         """The reply is complete: its last block becomes a finished one at the next flush."""
@@ -230,27 +255,30 @@ class AnswerBlock(Block):
         and never goes backwards: the blocks taken first hold what the tail showed. A
         complete answer is taken in whole.
         """
-        splitter = self._splitter
-        if splitter is None:
+        stream = self._stream
+        if stream is None:
             return False
-        text = "".join(self._unflushed)
-        self._unflushed.clear()
+        splitter = stream.splitter
+        text = "".join(stream.unflushed)
+        stream.unflushed.clear()
         if text:
             # One piece per flush, not per delta: a long answer's deltas are tens of
             # thousands of strings the garbage collector would walk on every full pass.
-            self._parts.append(text)
+            stream.taken.append(text)
         finished = splitter.feed(text) if text else []
         if self._ended:
             rest = splitter.finish()
             if rest:
                 finished.append(SplitBlock(rest))
-            # Complete: nothing more comes in, so the parsing state and pieces can go.
-            self._splitter = None
-            self._parts = [self.text]
             budget_s = None
-        self._waiting.extend(finished)
-        taken = self._take_waiting(budget_s)
-        tail = "" if self._waiting else splitter.tail
+        stream.waiting.extend(finished)
+        taken = self._take_waiting(stream, budget_s)
+        tail = "" if stream.waiting else splitter.tail
+        if self._ended:
+            # Complete: nothing more comes in, so the parsing state and pieces can go.
+            self._text = stream.taken.text()
+            self._stream = None
+            self._starts = tuple(self._starts)
         if tail == self.tail_source and not taken:
             return False
         if tail != self.tail_source:
@@ -263,21 +291,21 @@ class AnswerBlock(Block):
     @property
     def waiting(self) -> bool:
         """Finished blocks are waiting to be taken in by the next `flush`."""
-        return bool(self._waiting)
+        return self._stream is not None and bool(self._stream.waiting)
 
-    def _take_waiting(self, budget_s: float | None) -> bool:
-        waiting = self._waiting
+    def _take_waiting(self, stream: _Stream, budget_s: float | None) -> bool:
+        waiting = stream.waiting
         if not waiting:
             return False
         look = self._look
-        if budget_s is None or look is None or self._layout_key is None or not self._s_per_char:
+        if budget_s is None or look is None or self._layout_key is None or not stream.s_per_char:
             self.groups.extend(group_blocks(waiting))
             waiting.clear()
             return True
         count, size = 1, len(waiting[0].text)
         while (
             count < len(waiting)
-            and (size + len(waiting[count].text)) * (self._s_per_char) <= budget_s
+            and (size + len(waiting[count].text)) * (stream.s_per_char) <= budget_s
         ):
             size += len(waiting[count].text)
             count += 1
@@ -285,24 +313,14 @@ class AnswerBlock(Block):
         del waiting[:count]
         width = self._layout_key[0]
         for group in groups:
-            self._draw_timed(group, width, look)
+            _draw_timed(stream, group, width, look)
         self.groups.extend(groups)
         return True
-
-    def _draw_timed(self, group: MarkdownGroup, width: int, look: Look) -> None:
-        """Draw `group`, learning from it how long markdown takes per character."""
-        if group.measured(width, look):
-            return
-        started = time.perf_counter()
-        group.lines(width, look)
-        spent = (time.perf_counter() - started) / max(1, len(group.source))
-        # Smoothed: one slow draw (a collection, the machine busy) moves it a quarter.
-        self._s_per_char = spent if not self._s_per_char else 0.75 * self._s_per_char + 0.25 * spent
 
     def render_lines(self, width: int, look: Look) -> AnswerLines:
         return AnswerLines(self, width, look, self._render_tail(width, look))
 
-    def _layout(self, width: int, look: Look) -> tuple[list[int], int]:
+    def _layout(self, width: int, look: Look) -> tuple[Sequence[int], int]:
         """Where each group starts at `width`, and where the last one ends.
 
         Summed once per group and width: drawing a frame of a long answer must not cost
@@ -311,16 +329,22 @@ class AnswerBlock(Block):
         key = (width, look.dark)
         self._look = look
         if key != self._layout_key:
-            # A new list: lines built for the old width keep theirs.
-            self._layout_key, self._starts, self._end = key, [], 0
-        starts, end = self._starts, self._end
+            # A new sequence: lines built for the old width keep theirs.
+            self._layout_key, self._starts, self._end = key, (), 0
+        if len(self._starts) == len(self.groups):
+            return self._starts, self._end
+        starts = self._starts if isinstance(self._starts, list) else list(self._starts)
+        end = self._end
+        stream = self._stream
         for group in self.groups[len(starts) :]:
-            self._draw_timed(group, width, look)
+            if stream is not None:
+                _draw_timed(stream, group, width, look)
             starts.append(end)
             end += group.height(width, look)
             self.keep(group)
         self._end = end
-        return starts, end
+        self._starts = starts if stream is not None else tuple(starts)
+        return self._starts, end
 
     @property
     def kept_lines(self) -> int:
@@ -328,16 +352,19 @@ class AnswerBlock(Block):
 
     def keep(self, group: MarkdownGroup) -> None:
         """`group` was just drawn: keep its lines, dropping the least recently drawn."""
-        if group in self._kept:
-            self._kept.move_to_end(group)
+        kept = self._kept
+        if kept is not None and group in kept:
+            kept.move_to_end(group)
             return
         if not group.drawn:
             return
+        if kept is None:
+            kept = self._kept = OrderedDict()
         count = group._height
-        self._kept[group] = count
+        kept[group] = count
         self._kept_lines += count
-        while self._kept_lines > KEPT_LINES and len(self._kept) > 1:
-            old, old_count = self._kept.popitem(last=False)
+        while self._kept_lines > KEPT_LINES and len(kept) > 1:
+            old, old_count = kept.popitem(last=False)
             self._kept_lines -= old_count
             old.drop()
 
@@ -354,7 +381,19 @@ class AnswerBlock(Block):
     def drop_cache(self) -> None:
         for group in self.groups:
             group.drop()
-        self._kept.clear()
+        self._kept = None
         self._kept_lines = 0
         self._tail_lines = None
         # Heights stay known (groups keep them), so the offsets stay true.
+
+
+def _draw_timed(stream: _Stream, group: MarkdownGroup, width: int, look: Look) -> None:
+    """Draw `group`, learning from it how long markdown takes per character."""
+    if group.measured(width, look):
+        return
+    started = time.perf_counter()
+    group.lines(width, look)
+    spent = (time.perf_counter() - started) / max(1, len(group.source))
+    # Smoothed: one slow draw (a collection, the machine busy) moves it a quarter.
+    learnt = stream.s_per_char
+    stream.s_per_char = spent if not learnt else 0.75 * learnt + 0.25 * spent

@@ -15,7 +15,9 @@ from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_widt
 class ThinkingBlock(Block):
     def __init__(self) -> None:
         super().__init__()
-        self._parts: list[str] = []
+        # Appended since the last flush follow the text taken in; a tuple once flushed,
+        # which the collector stops tracking (a long session holds one block per reply).
+        self._parts: list[str] | tuple[str, ...] = ()
         self._shown = ""
 
     @property
@@ -30,13 +32,16 @@ class ThinkingBlock(Block):
         return len(self._parts) > 1 or self.text.strip("\n") != self._shown
 
     def append(self, text: str) -> None:
-        self._parts.append(text)
+        if isinstance(self._parts, tuple):
+            self._parts = [*self._parts, text]
+        else:
+            self._parts.append(text)
 
     def flush(self) -> bool:
         """Take in the buffered text; True if what is shown changed."""
         # One string again, so later joins stay cheap however many deltas came.
         joined = self.text
-        self._parts = [joined]
+        self._parts = (joined,)
         shown = joined.strip("\n")
         if shown == self._shown:
             return False
