@@ -73,5 +73,7 @@ def test_the_oldest_row_goes_once_the_limit_is_reached() -> None:
     rows.row(strip, 3, BASE)
     assert len(rows) == 2
     assert rows.row(strip, 1, BASE) is not kept
+    rows.set_limit(1)
+    assert len(rows) == 1
     rows.clear()
     assert len(rows) == 0

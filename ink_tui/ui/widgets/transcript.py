@@ -44,9 +44,11 @@ from ink_tui.ui.blocks.user_block import UserBlock
 from ink_tui.ui.heap import freeze_long_lived
 from ink_tui.ui.widgets.transcript_cursor import Foldable, FoldCursor
 from ink_tui.ui.widgets.transcript_events import show_event
+from ink_tui.ui.widgets.transcript_frame import KeptRowsStylesCache
 from ink_tui.ui.widgets.transcript_lines import BlockLines
 from ink_tui.ui.widgets.transcript_look import COMPONENT_CLASSES, COMPONENT_CSS, TranscriptLook
 from ink_tui.ui.widgets.transcript_rows import (
+    SCREENS_KEPT,
     PlacedRows,
     selected_text,
     with_marker,
@@ -109,7 +111,10 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self._marker = False
         self._cursor: Foldable | None = None
         self._colours = TranscriptLook(self)
-        self._rows = PlacedRows()
+        # Rows drawn lately, placed and framed, for a few screens (see on_resize).
+        self._rows = PlacedRows(SCREENS_KEPT * 24)
+        self._framed = KeptRowsStylesCache(SCREENS_KEPT * 24)
+        self._styles_cache = self._framed
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(partial(show_event, self))
@@ -273,6 +278,7 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self._cursor = None
         self._lines.clear()
         self._rows.clear()
+        self._framed.forget()
         self._following = True
         self._marker = False
         # Nothing is left to measure, so no frame would shrink the scrollable area.
@@ -353,10 +359,14 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self.refresh()
 
     def on_resize(self, event: Resize) -> None:
+        rows = SCREENS_KEPT * max(1, self.scrollable_content_region.height)
+        self._rows.set_limit(rows)
+        self._framed.set_limit(rows)
         self._schedule_frame(force=True)
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
+        self._framed.forget()
         self._colours.invalidate()
         self._schedule_frame(force=True)
 

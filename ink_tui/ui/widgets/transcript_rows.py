@@ -17,9 +17,9 @@ from textual.selection import Selection
 from textual.strip import Strip
 
 MARKER_TEXT = " ↓ new output below "
-# Rows kept placed: three screens of a tall terminal, so paging back and forth draws
-# nothing new. Every strip is a dozen objects (Textual gives each its own caches).
-ROWS_KEPT = 300
+# Screens of rows kept placed: paging back and forth draws nothing new. No more: every
+# strip is a dozen objects (Textual gives each its own caches) the collector walks.
+SCREENS_KEPT = 3
 # rich's sum of two styles without its shared LRU cache: a style carrying a cell's offset
 # is used by one cell only, and would push out sums that are used again.
 _add_once: Callable[[Style, Style], Style] = Style._add.__wrapped__  # type: ignore[attr-defined]
@@ -58,12 +58,18 @@ class PlacedRows:
     draws new ones) on the same background style.
     """
 
-    def __init__(self, limit: int = ROWS_KEPT) -> None:
+    def __init__(self, limit: int) -> None:
         self._limit = limit
         self._rows: dict[int, tuple[Strip, Style, Strip]] = {}
 
     def __len__(self) -> int:
         return len(self._rows)
+
+    def set_limit(self, limit: int) -> None:
+        """Keep at most `limit` rows from now on (the screen's height changed)."""
+        self._limit = max(1, limit)
+        while len(self._rows) > self._limit:
+            del self._rows[next(iter(self._rows))]
 
     def row(self, line: Strip, line_no: int, base: Style) -> Strip:
         kept = self._rows.get(line_no)

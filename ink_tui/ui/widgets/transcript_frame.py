@@ -1,0 +1,110 @@
+"""Textual's styles cache for the transcript, giving a row it framed before back as is.
+
+Textual frames every content line of a widget (padding, background, borders) into a new
+strip each time the widget is refreshed, and a scroll refreshes the whole transcript; the
+app's line filter then makes a copy of each, and the compositor cuts each copy again. A
+page scrolled back to was 3 new strips per row. Here a row whose content is the very
+strip framed before (the transcript keeps its rows, see `PlacedRows`) gets the same framed
+strip back, so the filtered and cut copies are found in that strip's own caches too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from rich.terminal_theme import TerminalTheme
+from textual._styles_cache import StylesCache
+from textual.color import Color
+from textual.geometry import Size, Spacing
+from textual.strip import Strip
+
+
+class KeptRowsStylesCache(StylesCache):
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self._limit = limit
+        # id(content strip) -> (that strip, what else the frame depends on, framed strip)
+        self._framed: dict[int, tuple[Strip, tuple[Any, ...], Strip]] = {}
+
+    def set_limit(self, limit: int) -> None:
+        """Keep at most `limit` framed rows from now on (as many as the rows placed)."""
+        self._limit = max(1, limit)
+        while len(self._framed) > self._limit:
+            del self._framed[next(iter(self._framed))]
+
+    def forget(self) -> None:
+        """The widget's styles changed (tint, opacity, borders...): frame every row anew.
+
+        Not `clear`: Textual clears this cache on every refresh, which is what a scroll is.
+        """
+        self._framed.clear()
+
+    def render_line(
+        self,
+        styles: Any,
+        y: int,
+        size: Size,
+        content_size: Size,
+        padding: Spacing,
+        base_background: Color,
+        background: Color,
+        render_content_line: Callable[[int], Strip],
+        border_title: Any,
+        border_subtitle: Any,
+        opacity: float,
+        ansi_theme: TerminalTheme,
+        native_ansi: bool,
+    ) -> Strip:
+        content_y = y - styles.gutter.top
+        key: tuple[Any, ...] = ()
+        if border_title is not None or border_subtitle is not None:
+            line_of: Callable[[int], Strip] = render_content_line
+            content = None
+        elif 0 <= content_y < content_size.height:
+            content = render_content_line(content_y)
+            key = (
+                size,
+                content_size,
+                padding,
+                base_background,
+                background,
+                opacity,
+                id(ansi_theme),
+                native_ansi,
+                # Outlines are drawn over the first and last rows.
+                y == 0 or y == size.height - 1,
+            )
+            kept = self._framed.get(id(content))
+            if kept is not None and kept[0] is content and kept[1] == key:
+                return kept[2]
+            line_of = _constant(content)
+        else:
+            line_of = render_content_line
+            content = None
+        strip = super().render_line(
+            styles,
+            y,
+            size,
+            content_size,
+            padding,
+            base_background,
+            background,
+            line_of,
+            border_title,
+            border_subtitle,
+            opacity,
+            ansi_theme,
+            native_ansi,
+        )
+        if content is not None:
+            framed = self._framed
+            if id(content) not in framed and len(framed) >= self._limit:
+                # The oldest framed goes first (dicts keep their insertion order).
+                del framed[next(iter(framed))]
+            framed[id(content)] = (content, key, strip)
+        return strip
+
+
+def _constant(strip: Strip) -> Callable[[int], Strip]:
+    return lambda _y: strip
