@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from textual.events import Resize
 from textual.worker import WorkerCancelled, WorkerFailed
 
 from ink_tui.ui.startup import (
@@ -54,6 +55,18 @@ TAIL_POLL_S = 0.004
 MakeController = Callable[["EventBus"], "RunController"]
 
 
+class ResumePreview(Transcript):
+    """The preview of a resumed session's end: measured as soon as it has a size.
+
+    A transcript measures its blocks at its next frame timer after a resize, a frame
+    later; the preview is what a resume shows first, so that frame is waited for by
+    nothing but the user.
+    """
+
+    def on_resize(self, event: Resize) -> None:
+        self.flush_now()
+
+
 class AppStart:
     def __init__(self, app: StartHost, make_controller: MakeController, freeze_heap: bool) -> None:
         self.app = app
@@ -76,7 +89,7 @@ class AppStart:
             return None
         from ink_tui.ui.session_replay import replay
 
-        preview = self._preview = Transcript(self.app.bus, id=PREVIEW_ID)
+        preview = self._preview = ResumePreview(self.app.bus, id=PREVIEW_ID)
         # Drawn once laid out; the real transcript is built behind it (`_build_session`).
         replay(preview, tail)
         transcript.add_class(BEHIND)
