@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     # For annotations only: the controller module imports the agent loop, which the
     # first frame does not need (make_controller imports it after that frame).
     from textual.command import Provider
+    from textual.screen import Screen
 
     from ink_tui.control.controller import RunController
     from ink_tui.extensions.host import ExtensionHost
@@ -142,6 +143,15 @@ class InkApp(App[None]):
 
         source = self._extension_source
         return AppExtensions(self, source() if callable(source) else source)
+
+    def get_default_screen(self) -> Screen[object]:
+        screen = super().get_default_screen()
+        # The input has the focus from the first frame on. Left to the app's "*", the
+        # transcript (first in order) took it, then `on_mount` moved it to the input:
+        # two restylings of both, and of the input's dozen component classes, before
+        # the first frame. Only this screen: pushed ones keep the app's "*".
+        screen.AUTO_FOCUS = "#prompt"
+        return screen
 
     def compose(self) -> ComposeResult:
         # What the first frame shows (with a resumed session's end, `AppStart.preview`).
