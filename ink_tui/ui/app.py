@@ -271,6 +271,7 @@ class InkApp(App[None]):
 
     @on(PromptInput.Changed)
     def _draft_changed(self, message: PromptInput.Changed) -> None:
+        self.start.note_input()
         if self.binding is not None:
             self.binding.set_draft(self.prompt.text)
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
+    from textual.geometry import Size
     from textual.screen import Screen
     from textual.theme import Theme
     from textual.widget import Widget
@@ -108,6 +109,9 @@ class StartHost(AppHost, Protocol):
 
     @property
     def current_theme(self) -> Theme: ...
+
+    @property
+    def size(self) -> Size: ...
 
     def call_after_refresh(self, callback: Callable[..., Any], *args: Any) -> bool: ...
 

@@ -51,6 +51,16 @@ PREVIEW_ID = "resume-preview"
 # to look.
 TAIL_WAIT_S = 1.0
 TAIL_POLL_S = 0.004
+# Once the end is on screen the whole file is read on a thread, which takes turns with
+# the UI's loop for the interpreter (every loop iteration then waits up to the 5 ms
+# switch interval, and a key's way to the screen takes several): a key typed then took
+# 25-70 ms to show. The read waits until typing has paused this long (the user's first
+# keys usually come right after the end shows), but no longer than QUIET_MAX_S.
+QUIET_S = 0.1
+QUIET_MAX_S = 1.0
+# Rows of the screen that are not the transcript's: the input (one line in its border),
+# the hint row and the status bar.
+CHROME_ROWS = 5
 
 MakeController = Callable[["EventBus"], "RunController"]
 
@@ -80,11 +90,16 @@ class AppStart:
         self._preview: Transcript | None = None
         self._building: Worker[None] | None = None
         self._tail_drawn = threading.Event()
+        # What runs once a resumed session's end is drawn and typing has paused.
+        self._then: Callable[[], None] = lambda: None
+        self._last_input = 0.0
 
     def preview(self, transcript: Transcript) -> Transcript | None:
         """A resumed session's end, to compose over `transcript` in the first frame (the
         last entries only, read from the end of the file); None for other plans."""
-        tail = read_planned_tail(self.app.plan)
+        width, height = self.app.size
+        screen = (width, height - CHROME_ROWS) if width and height > CHROME_ROWS else None
+        tail = read_planned_tail(self.app.plan, screen)
         if not tail:
             return None
         from ink_tui.ui.session_replay import replay
@@ -97,7 +112,7 @@ class AppStart:
 
     def begin(self, then: Callable[[], None] = lambda: None) -> None:
         """Right after the first frame: start the thread; `then` runs once a resumed
-        session's end is on screen (at once for other plans)."""
+        session's end is on screen and typing has paused (at once for other plans)."""
         if self._preview is not None:
             # Laid out by now: measured at once, not at the transcript's next frame timer.
             self._preview.flush_now()
@@ -108,6 +123,10 @@ class AppStart:
         self.app.run_worker(
             self._import_then_start, thread=True, group="start", exit_on_error=False
         )
+
+    def note_input(self) -> None:
+        """The user edited the input: a resumed session's read waits for a pause."""
+        self._last_input = time.monotonic()
 
     def submit(self, text: str, mode: QueueMode) -> None:
         """Submit `text` to the controller, or keep it until the controller exists."""
@@ -126,9 +145,13 @@ class AppStart:
         session: LoadedSession | Exception | None = None
         try:
             # Not before the session's end is on screen: reading the file meanwhile would
-            # take turns with drawing it. Then the session, which needs only the
-            # transcript; the controller's imports follow while it is built.
+            # take turns with drawing it, nor while the user types (`QUIET_S`). Then the
+            # session, which needs only the transcript; the controller's imports follow
+            # while it is built.
             self._tail_drawn.wait(TAIL_WAIT_S)
+            if self._preview is not None:
+                self._wait_for_quiet(time.monotonic() + QUIET_MAX_S)
+                app.call_from_thread(self._then)
             session = read_planned_session(app.plan)
             built = session is not None and not isinstance(session, Exception)
             if self._preview is not None and built:
@@ -140,6 +163,13 @@ class AppStart:
             with contextlib.suppress(RuntimeError):  # the app closed meanwhile
                 app.call_from_thread(self._start_when_built, *history, session)
 
+    def _wait_for_quiet(self, give_up: float) -> None:
+        while (now := time.monotonic()) < give_up:
+            quiet = now - self._last_input
+            if quiet >= QUIET_S:
+                return
+            time.sleep(min(QUIET_S - quiet, give_up - now))
+
     def _when_drawn(self, preview: Transcript, then: Callable[[], None], give_up: float) -> None:
         """Once the preview's lines are measured, after the frame that shows them: `then`,
         and tell the thread."""
@@ -150,7 +180,9 @@ class AppStart:
             preview.set_timer(TAIL_POLL_S, lambda: self._when_drawn(preview, then, give_up))
 
     def _after_preview(self, then: Callable[[], None]) -> None:
-        then()
+        # `then` (the completion menu: a layout) waits with the read for typing to pause.
+        self._then = then
+        self._last_input = max(self._last_input, time.monotonic())
         self._tail_drawn.set()
 
     def _build_session(self, session: LoadedSession) -> None:

@@ -69,15 +69,16 @@ def read_planned_session(plan: SessionPlan) -> LoadedSession | Exception | None:
     return read_session(plan.path)
 
 
-def read_planned_tail(plan: SessionPlan) -> list[Entry]:
+def read_planned_tail(plan: SessionPlan, screen: tuple[int, int] | None = None) -> list[Entry]:
     """The last entries of the session `ink -c`/`-r` resumes, to show while the rest is
-    read (on a thread); none when there is no such session or its end does not read."""
+    read (on a thread), as many as fill `screen` (width, height); none when there is no
+    such session or its end does not read."""
     if plan.mode != "resume" or plan.path is None:
         return []
     from ink_tui.ui.session_tail import read_tail
 
     try:
-        return read_tail(plan.path)
+        return read_tail(plan.path, screen=screen)
     except OSError:
         return []  # the full read says why
 
