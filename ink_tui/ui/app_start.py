@@ -102,7 +102,14 @@ class AppStart:
         tail = read_planned_tail(self.app.plan, screen)
         if not tail:
             return None
+        from ink_tui.session.entries import AssistantEntry
         from ink_tui.ui.session_replay import replay
+
+        if any(isinstance(entry, AssistantEntry) and entry.message.text for entry in tail):
+            # Its answers are markdown: imported now, before the first frame, rather than
+            # in one long step after it, which made the screen's 60 Hz update timer late
+            # and (Textual then skips a frame more than it must) the first key wait.
+            import rich.markdown  # noqa: F401
 
         preview = self._preview = ResumePreview(self.app.bus, id=PREVIEW_ID)
         # Drawn once laid out; the real transcript is built behind it (`_build_session`).
