@@ -18,9 +18,11 @@ and Enter folds or unfolds the one under it; a click on a tool call does the sam
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import ClassVar, TypeVar
 
+from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.geometry import Region, Size
@@ -69,6 +71,18 @@ StreamingBlock = AnswerBlock | ThinkingBlock
 ANSWER_BUDGET_S = 0.004
 
 
+@dataclass(frozen=True, slots=True)
+class _RowView:
+    """What drawing a row of the transcript needs from the widget, for one frame."""
+
+    content: Region
+    top: int
+    look: Look
+    base: Style
+    selection: Selection | None
+    selection_style: Style | None
+
+
 class Transcript(FoldCursor, ScrollView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = COMPONENT_CLASSES
 
@@ -111,6 +125,7 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self._marker = False
         self._cursor: Foldable | None = None
         self._colours = TranscriptLook(self)
+        self._view: _RowView | None = None
         # Rows drawn lately, placed and framed, for a few screens (see on_resize).
         self._rows = PlacedRows(SCREENS_KEPT * 24)
         self._framed = KeptRowsStylesCache(SCREENS_KEPT * 24)
@@ -323,20 +338,41 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
 
     # -- drawing -------------------------------------------------------------------------
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # What every row needs, worked out once for the frame: each of these builds new
+        # objects when asked (regions, the theme), and a frame asks for every row.
+        self._view = self._row_view()
+        try:
+            return super().render_lines(crop)
+        finally:
+            self._view = None
+
+    def _row_view(self) -> _RowView:
+        selection = self.text_selection
+        return _RowView(
+            self.scrollable_content_region,
+            round(self.scroll_y),
+            self._look(),
+            self._colours.base,
+            selection,
+            None
+            if selection is None
+            else self.screen.get_component_rich_style("screen--selection"),
+        )
+
     def render_line(self, y: int) -> Strip:
-        content = self.scrollable_content_region
-        line_no = round(self.scroll_y) + y
-        line = self._lines.line(line_no, self._look())
-        base = self._colours.base
+        view = self._view or self._row_view()
+        content = view.content
+        line_no = view.top + y
+        line = self._lines.line(line_no, view.look)
+        base = view.base
         if line is None:
             strip = Strip.blank(content.width).apply_style(base)
         else:
             # Offsets tell a mouse selection which character of which line it is on.
             strip = self._rows.row(line, line_no, base)
-            selection = self.text_selection
-            if selection is not None:
-                style = self.screen.get_component_rich_style("screen--selection")
-                strip = with_selection(strip, selection, line_no, style)
+            if view.selection is not None and view.selection_style is not None:
+                strip = with_selection(strip, view.selection, line_no, view.selection_style)
         if self._marker and y == content.height - 1:
             strip = with_marker(strip, content.width, base + self._colours.style("marker"))
         return strip
