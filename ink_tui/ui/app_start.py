@@ -123,7 +123,10 @@ class AppStart:
         if self._preview is not None:
             # Laid out by now: measured at once, not at the transcript's next frame timer.
             self._preview.flush_now()
-            self._when_drawn(self._preview, then, time.monotonic() + TAIL_WAIT_S)
+            # Run by the thread: `then` (the completion menu: a layout) waits with the
+            # read for typing to pause, even if the preview is given up on.
+            self._then = then
+            self._when_drawn(self._preview, time.monotonic() + TAIL_WAIT_S)
         else:
             then()
             self._tail_drawn.set()
@@ -177,18 +180,17 @@ class AppStart:
                 return
             time.sleep(min(QUIET_S - quiet, give_up - now))
 
-    def _when_drawn(self, preview: Transcript, then: Callable[[], None], give_up: float) -> None:
-        """Once the preview's lines are measured, after the frame that shows them: `then`,
-        and tell the thread."""
+    def _when_drawn(self, preview: Transcript, give_up: float) -> None:
+        """Once the preview's lines are measured, after the frame that shows them: tell
+        the thread."""
         drawn = preview.virtual_size.height > 0 or not preview.is_attached
         if drawn or time.monotonic() > give_up:
-            self.app.call_after_refresh(self._after_preview, then)
+            self.app.call_after_refresh(self._after_preview)
         else:
-            preview.set_timer(TAIL_POLL_S, lambda: self._when_drawn(preview, then, give_up))
+            preview.set_timer(TAIL_POLL_S, lambda: self._when_drawn(preview, give_up))
 
-    def _after_preview(self, then: Callable[[], None]) -> None:
-        # `then` (the completion menu: a layout) waits with the read for typing to pause.
-        self._then = then
+    def _after_preview(self) -> None:
+        # The quiet pause counts from when the end is on screen.
         self._last_input = max(self._last_input, time.monotonic())
         self._tail_drawn.set()
 
