@@ -82,3 +82,17 @@ def test_flushed_reasoning_holds_no_list() -> None:
     assert block.has_pending and block.text == "Let me think. More."
     assert block.flush()
     assert block.plain_text() == "Let me think. More."
+
+
+def test_a_complete_answer_holds_its_text_once_unless_it_reads_differently() -> None:
+    answer = streamed_answer(5)
+    answer.close()
+    answer.flush()
+    assert answer.text == ANSWER == answer.plain_text()
+    assert answer._text is None  # the groups' sources say it all
+    odd = "Gaps   \n\n\n\nbetween paragraphs\n\n"
+    other = AnswerBlock()
+    other.append(odd)
+    other.close()
+    other.flush()
+    assert other.plain_text() != odd and other.text == odd

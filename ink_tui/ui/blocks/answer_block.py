@@ -196,8 +196,9 @@ class AnswerBlock(Block):
         super().__init__()
         # None once the answer is complete and taken in (see the module doc).
         self._stream: _Stream | None = _Stream()
-        # The whole text, once complete.
-        self._text = ""
+        # The whole text once complete; None when it reads the same as `plain_text()`
+        # (most answers), so it is not held twice.
+        self._text: str | None = None
         self._ended = False
         self.groups: list[MarkdownGroup] = []
         self.tail_source = ""
@@ -220,7 +221,7 @@ class AnswerBlock(Block):
         """Everything appended so far, flushed or not."""
         stream = self._stream
         if stream is None:
-            return self._text
+            return self.plain_text() if self._text is None else self._text
         return stream.taken.text() + "".join(stream.unflushed)
 
     @property
@@ -229,14 +230,17 @@ class AnswerBlock(Block):
 
     def plain_text(self) -> str:
         """The markdown taken in so far: finished groups, then the tail."""
+        return self._joined(self.tail_source)
+
+    def _joined(self, tail: str) -> str:
         sources = [group.source for group in self.groups]
-        return "\n\n".join([*sources, self.tail_source] if self.tail_source else sources)
+        return "\n\n".join([*sources, tail] if tail else sources)
 
     def append(self, text: str) -> None:
         """Buffer `text`; nothing is parsed or drawn until `flush`."""
         if self._stream is None:
             # Complete already: kept in `text`, never shown (as a flush would not).
-            self._text += text
+            self._text = self.text + text
             return
         self._stream.unflushed.append(text)
 
@@ -276,7 +280,8 @@ class AnswerBlock(Block):
         tail = "" if stream.waiting else splitter.tail
         if self._ended:
             # Complete: nothing more comes in, so the parsing state and pieces can go.
-            self._text = stream.taken.text()
+            whole = stream.taken.text()
+            self._text = None if whole == self._joined(tail) else whole
             self._stream = None
             self._starts = tuple(self._starts)
         if tail == self.tail_source and not taken:
