@@ -9,10 +9,10 @@ once the controller exists, in order.
 
 A resumed session shows its end in the first frames: the file's last entries are read
 from its end (`session_tail`) as the app is composed, and drawn in a preview transcript
-over the real one. Once they are on screen the thread reads the whole file, and its
-transcript is built behind the preview a few milliseconds at a time (keys are handled in
-between); then it takes the preview's place, and the controller, given the session's
-history, is built.
+over the real one (only as many as fill the screen). Once they are on screen and typing
+has paused (`QUIET_S`) the thread reads the whole file, and its transcript is built
+behind the preview a few milliseconds at a time (keys are handled in between); then it
+takes the preview's place, and the controller, given the session's history, is built.
 """
 
 from __future__ import annotations
@@ -69,8 +69,7 @@ class ResumePreview(Transcript):
     """The preview of a resumed session's end: measured as soon as it has a size.
 
     A transcript measures its blocks at its next frame timer after a resize, a frame
-    later; the preview is what a resume shows first, so that frame is waited for by
-    nothing but the user.
+    later, and the loop idled until then; the preview is what a resume shows first.
     """
 
     def on_resize(self, event: Resize) -> None:
