@@ -23,16 +23,19 @@ Enter and Escape go to it first: the table above applies only when it is closed.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from textual import events
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
-from ink_tui.control.input_queue import QueueMode
 from ink_tui.ui.input_history import InputHistory
 from ink_tui.ui.keys import install_alt_enter
+
+if TYPE_CHECKING:
+    # A name for two strings: the input queue's module is not needed to draw the box.
+    from ink_tui.control.input_queue import QueueMode
 
 MAX_VISIBLE_ROWS = 8
 
