@@ -24,8 +24,10 @@ class KeptRowsStylesCache(StylesCache):
     def __init__(self, limit: int) -> None:
         super().__init__()
         self._limit = limit
-        # id(content strip) -> (that strip, what else the frame depends on, framed strip)
-        self._framed: dict[int, tuple[Strip, tuple[Any, ...], Strip]] = {}
+        # id(content strip) -> (that strip, what else the frame depends on, whether on
+        # the first or last row, the framed strip)
+        self._framed: dict[int, tuple[Strip, tuple[Any, ...], bool, Strip]] = {}
+        self._key: tuple[Any, ...] = ()
 
     def set_limit(self, limit: int) -> None:
         """Keep at most `limit` framed rows from now on (as many as the rows placed)."""
@@ -57,27 +59,40 @@ class KeptRowsStylesCache(StylesCache):
         native_ansi: bool,
     ) -> Strip:
         content_y = y - styles.gutter.top
-        key: tuple[Any, ...] = ()
+        key = self._key
         if border_title is not None or border_subtitle is not None:
             line_of: Callable[[int], Strip] = render_content_line
             content = None
         elif 0 <= content_y < content_size.height:
             content = render_content_line(content_y)
-            key = (
-                size,
-                content_size,
-                padding,
-                base_background,
-                background,
-                opacity,
-                id(ansi_theme),
-                native_ansi,
-                # Outlines are drawn over the first and last rows.
-                y == 0 or y == size.height - 1,
-            )
+            # What else the frame depends on: the same objects for every row of a frame,
+            # so one key per frame, not a tuple per row.
+            if not (
+                key
+                and key[0] is size
+                and key[1] is content_size
+                and key[2] is padding
+                and key[3] is base_background
+                and key[4] is background
+                and key[5] == opacity
+                and key[6] is ansi_theme
+                and key[7] == native_ansi
+            ):
+                key = self._key = (
+                    size,
+                    content_size,
+                    padding,
+                    base_background,
+                    background,
+                    opacity,
+                    ansi_theme,
+                    native_ansi,
+                )
+            # Outlines are drawn over the first and last rows.
+            edge = y == 0 or y == size.height - 1
             kept = self._framed.get(id(content))
-            if kept is not None and kept[0] is content and kept[1] == key:
-                return kept[2]
+            if kept is not None and kept[0] is content and kept[2] == edge and kept[1] == key:
+                return kept[3]
             line_of = _constant(content)
         else:
             line_of = render_content_line
@@ -102,7 +117,7 @@ class KeptRowsStylesCache(StylesCache):
             if id(content) not in framed and len(framed) >= self._limit:
                 # The oldest framed goes first (dicts keep their insertion order).
                 del framed[next(iter(framed))]
-            framed[id(content)] = (content, key, strip)
+            framed[id(content)] = (content, key, edge, strip)
         return strip
 
 

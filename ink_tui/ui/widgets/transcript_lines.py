@@ -172,12 +172,12 @@ class BlockLines:
 
     def line(self, y: int, look: Look) -> Strip | None:
         """Line `y` of the whole column, or None past the end."""
-        found = self.block_at(y)
-        if found is None:
+        # Asked for every row of every frame: no (block, start) tuple made on the way.
+        index = self._index_at(y)
+        if index is None:
             return None
-        block, start = found
-        lines = self.lines_of(block, look)
-        offset = y - start
+        lines = self.lines_of(self.blocks[index], look)
+        offset = y - self._starts[index]
         return lines[offset] if offset < len(lines) else None
 
     def block_at(self, y: int) -> tuple[Block, int] | None:
