@@ -199,7 +199,6 @@ def _main(argv: list[str]) -> int:
         # Not the demo in its place: its answers would pass for the configured model's.
         _print_model_errors(config)
         return 2
-    settings = config.run_settings()
     model = config.model_config()
 
     if args.prompt is not None:
@@ -216,7 +215,7 @@ def _main(argv: list[str]) -> int:
             model,
             workspace,
             prompt,
-            settings=settings,
+            settings=config.run_settings(),
             user_config_dir=config.user_config_dir,
             continue_=args.continue_,
             resume=args.resume,

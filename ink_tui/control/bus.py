@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from ink_tui.core.events import Event
+if TYPE_CHECKING:
+    # The bus is made with the app, before the first frame; the events come later.
+    from ink_tui.core.events import Event
 
 log = logging.getLogger(__name__)
 
-Subscriber = Callable[[Event], None]
+Subscriber = Callable[["Event"], None]
 
 
 class EventBus:

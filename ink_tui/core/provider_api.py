@@ -14,6 +14,9 @@ from typing import Protocol
 
 from ink_tui.core.abort import AbortSignal
 from ink_tui.core.messages import AssistantMessage, Message
+
+# Lives apart so configuration (read before the first frame) does not import all of this.
+from ink_tui.core.stream_timeouts import StreamTimeouts as StreamTimeouts
 from ink_tui.core.tool_api import ToolSpec
 
 
@@ -64,23 +67,6 @@ class ReplyDone:
 
 
 StreamEvent = TextChunk | ThinkingChunk | RetryScheduled | Waiting | ReplyDone
-
-
-@dataclass(frozen=True, slots=True)
-class StreamTimeouts:
-    """How long one model request may stay quiet, and last, before it is given up.
-
-    `first_byte_s` runs from sending the request to the first byte of the reply's body
-    (a local model may load and read the prompt for minutes first); `idle_s` is the
-    longest gap between two reads after that; `attempt_s` bounds one attempt whole.
-    """
-
-    first_byte_s: float = 120.0
-    idle_s: float = 60.0
-    attempt_s: float = 600.0
-    # A silence this long is reported (`Waiting`), then again every `notice_every_s`.
-    notice_after_s: float = 3.0
-    notice_every_s: float = 1.0
 
 
 # How servers say a request is longer than the model's context window: OpenAI's code,

@@ -18,10 +18,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, cast
 
-from ink_tui.control.input_queue import TakeMode
-from ink_tui.control.run_settings import RunSettings
-from ink_tui.core.loop_config import LoopConfig
-from ink_tui.core.tool_api import ToolLimits
 from ink_tui.session import config_files
 from ink_tui.session.config_files import FileLayer, read_config_file
 from ink_tui.session.config_layers import (
@@ -38,7 +34,11 @@ from ink_tui.session.model_errors import find_model_errors
 from ink_tui.session.model_resolver import ModelInputs, ModelResolver, model_inputs
 
 if TYPE_CHECKING:
-    from ink_tui.core.provider_api import StreamTimeouts
+    # Built only when a run starts: importing them (and the tool and message types they
+    # bring) before the first frame cost some 6 ms.
+    from ink_tui.control.input_queue import TakeMode
+    from ink_tui.control.run_settings import RunSettings
+    from ink_tui.core.stream_timeouts import StreamTimeouts
 
 # Callers import these from here too.
 __all__ = [
@@ -100,11 +100,11 @@ class Config:
 
     @property
     def steering_mode(self) -> TakeMode:
-        return cast(TakeMode, self.value("steering_mode"))
+        return cast("TakeMode", self.value("steering_mode"))
 
     @property
     def follow_up_mode(self) -> TakeMode:
-        return cast(TakeMode, self.value("follow_up_mode"))
+        return cast("TakeMode", self.value("follow_up_mode"))
 
     @property
     def interrupt_queue(self) -> InterruptQueue:
@@ -119,6 +119,10 @@ class Config:
         return {action: str(setting.value) for action, setting in self.keys.items()}
 
     def run_settings(self) -> RunSettings:
+        from ink_tui.control.run_settings import RunSettings
+        from ink_tui.core.loop_config import LoopConfig
+        from ink_tui.core.tool_api import ToolLimits
+
         return RunSettings(
             steering_mode=self.steering_mode,
             follow_up_mode=self.follow_up_mode,
@@ -205,8 +209,7 @@ class Config:
         return None
 
     def stream_timeouts(self) -> StreamTimeouts:
-        # Imported here: configuration is read before the first frame, the provider API later.
-        from ink_tui.core.provider_api import StreamTimeouts
+        from ink_tui.core.stream_timeouts import StreamTimeouts
 
         return StreamTimeouts(
             first_byte_s=cast(float, self.value("first_token_timeout_s")),

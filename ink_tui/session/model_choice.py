@@ -9,7 +9,7 @@ from ink_tui.session.api_keys import ApiKey
 from ink_tui.session.model_config import ModelConfig
 
 if TYPE_CHECKING:
-    from ink_tui.core.provider_api import StreamTimeouts
+    from ink_tui.core.stream_timeouts import StreamTimeouts
 
 
 @dataclass(frozen=True, slots=True)

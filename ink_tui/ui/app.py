@@ -19,14 +19,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
 from ink_tui.control.bus import EventBus
-from ink_tui.core.events import Event, InputRestored, StateChange
 from ink_tui.ui.app_start import AppStart, MakeController
 from ink_tui.ui.keys import install_alt_enter
 from ink_tui.ui.startup import AppSessions, SessionPlan
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
     from textual.screen import Screen
 
     from ink_tui.control.controller import RunController
+    from ink_tui.core.events import Event, InputRestored, StateChange
     from ink_tui.extensions.host import ExtensionHost
     from ink_tui.extensions.startup import ExtensionOptions
     from ink_tui.session.config import Config
@@ -258,14 +258,18 @@ class InkApp(App[None]):
     # -- bus events that concern the whole app --------------------------------------
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, InputRestored):
-            self.prompt.restore(event.text)
+        # By type name: the event classes are imported with the controller, after the
+        # first frame, not with the app.
+        if event.type == "input_restored":
+            restored = cast("InputRestored", event)
+            self.prompt.restore(restored.text)
             self.prompt.focus()
-        elif isinstance(event, StateChange):
-            if event.state == "exited":
-                self.exit(return_code=event.exit_code or 0)
+        elif event.type == "state":
+            change = cast("StateChange", event)
+            if change.state == "exited":
+                self.exit(return_code=change.exit_code or 0)
             else:
-                self.prompt.placeholder = placeholder_for(event.state, self.is_demo)
+                self.prompt.placeholder = placeholder_for(change.state, self.is_demo)
 
     # -- input ----------------------------------------------------------------------
 
@@ -404,10 +408,12 @@ def run_app(
     from ink_tui.assemble import assemble_controller
     from ink_tui.ui.model_label import model_label
 
-    settings = config.run_settings()
     model = config.model_config()
 
     def make_controller(bus: EventBus) -> RunController:
+        # Run settings bring the tool and message types: built with the controller,
+        # after the first frame.
+        settings = config.run_settings()
         return assemble_controller(
             model, workspace, settings=settings, bus=bus, user_config_dir=config.user_config_dir
         )
