@@ -64,6 +64,10 @@ def child_env(**extra: str) -> dict[str, str]:
         if not name.startswith(_SCRUBBED_PREFIXES) and name.lower() not in _SCRUBBED_NAMES
     }
     env["NO_PROXY"] = "127.0.0.1,localhost"
+    # Byte-code caches written, as on a user's machine: with this set (some shells and CI
+    # images set it), a module changed since its cache was last written is compiled again
+    # on every start, and figure 1 measured the compiler.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["PYTHONPATH"] = os.pathsep.join(
         part for part in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if part
     )
