@@ -10,10 +10,12 @@ are not output. Tools that list things put two numbers in `details`:
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from ink_tui.core.messages import ToolCall
-from ink_tui.core.tool_api import ToolResult
+if TYPE_CHECKING:
+    # Annotations only: the transcript imports this module before the first frame.
+    from ink_tui.core.messages import ToolCall
+    from ink_tui.core.tool_api import ToolResult
 
 # The argument that best names what a call is about, per tool.
 _MAIN_ARGUMENT = {

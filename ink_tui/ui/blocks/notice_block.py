@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.segment import Segment
 from rich.text import Text
 from textual.strip import Strip
 
-from ink_tui.core.events import NoticeLevel
 from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_segments
+
+if TYPE_CHECKING:
+    from ink_tui.core.events import NoticeLevel
 
 ERROR_BORDER = "▌"
 

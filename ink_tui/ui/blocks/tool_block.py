@@ -14,19 +14,21 @@ a thousand folded results of 200 lines cost their text, not 200,000 styled lines
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
 
-from ink_tui.core.messages import ToolCall
-from ink_tui.core.tool_api import ToolResult
 from ink_tui.core.tool_summary import call_label
 from ink_tui.ui import clock
 from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_segments
 from ink_tui.ui.blocks.diff_lines import diff_lines
+
+if TYPE_CHECKING:
+    from ink_tui.core.messages import ToolCall
+    from ink_tui.core.tool_api import ToolResult
 
 ToolState = Literal["queued", "running", "done", "failed"]
 

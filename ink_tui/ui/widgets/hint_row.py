@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 from rich.text import Text
 from textual.timer import Timer
 from textual.widgets import Static
 
 from ink_tui.control.bus import EventBus
-from ink_tui.core.events import Event, StateChange
+
+if TYPE_CHECKING:
+    from ink_tui.core.events import Event, StateChange
 
 IDLE_HINTS = (
     ("Enter", "send"),
@@ -64,8 +68,12 @@ class HintRow(Static):
         self._unsubscribe()
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, StateChange) and event.state != self._state:
-            self._state = event.state
+        # By type name: the event classes come with the controller, after the first frame.
+        if event.type != "state":
+            return
+        change = cast("StateChange", event)
+        if change.state != self._state:
+            self._state = change.state
             # A flash belongs to the state it was shown in ("Interrupting…").
             if self._flash_timer is not None:
                 self._flash_timer.stop()

@@ -10,20 +10,16 @@ for the model's name): a bare count says nothing about how close the limit is.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 from rich.text import Text
 from textual.widgets import Static
 
 from ink_tui.control.bus import EventBus
-from ink_tui.core.events import (
-    ContextUsage,
-    Event,
-    JobsUpdate,
-    MessageEnd,
-    RunStart,
-    StateChange,
-)
 from ink_tui.ui import clock
+
+if TYPE_CHECKING:
+    from ink_tui.core.events import ContextUsage, Event, JobsUpdate, MessageEnd, StateChange
 
 
 def _tokens(n: int) -> str:
@@ -88,25 +84,31 @@ class StatusBar(Static):
         self._unsubscribe()
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, StateChange):
-            self.state = event.state
-            self.interrupts = event.interrupts
-            if event.state != "running" and self.run_started is not None:
+        # By type name: the event classes are imported with the controller, after the
+        # first frame, not with the status bar.
+        kind = event.type
+        if kind == "state":
+            change = cast("StateChange", event)
+            self.state = change.state
+            self.interrupts = change.interrupts
+            if change.state != "running" and self.run_started is not None:
                 self.last_run_s = clock.now() - self.run_started
                 self.run_started = None
                 self._ticker.pause()
-        elif isinstance(event, RunStart):
+        elif kind == "run_start":
             if self.run_started is None:
                 self.run_started = clock.now()
                 self._ticker.resume()
-        elif isinstance(event, MessageEnd):
-            self.tokens_in += event.message.usage.input_tokens
-            self.tokens_out += event.message.usage.output_tokens
-        elif isinstance(event, JobsUpdate):
-            self.jobs = len(event.jobs)
-        elif isinstance(event, ContextUsage):
-            self.context_tokens = event.tokens
-            self.context_window = event.context_window
+        elif kind == "message_end":
+            usage = cast("MessageEnd", event).message.usage
+            self.tokens_in += usage.input_tokens
+            self.tokens_out += usage.output_tokens
+        elif kind == "jobs_update":
+            self.jobs = len(cast("JobsUpdate", event).jobs)
+        elif kind == "context_usage":
+            context = cast("ContextUsage", event)
+            self.context_tokens = context.tokens
+            self.context_window = context.context_window
         else:
             return
         self._paint()
