@@ -18,11 +18,8 @@ and Enter folds or unfolds the one under it; a click on a tool call does the sam
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import partial
 from typing import TYPE_CHECKING, ClassVar, TypeVar
 
-from rich.style import Style
 from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.geometry import Region, Size
@@ -48,13 +45,15 @@ from ink_tui.ui.widgets.transcript_look import COMPONENT_CLASSES, COMPONENT_CSS,
 from ink_tui.ui.widgets.transcript_rows import (
     SCREENS_KEPT,
     PlacedRows,
+    RowView,
     selected_text,
     with_marker,
     with_selection,
 )
+from ink_tui.ui.widgets.transcript_subscriber import TranscriptSubscriber
 
 if TYPE_CHECKING:
-    from ink_tui.core.events import Event, NoticeLevel
+    from ink_tui.core.events import NoticeLevel
     from ink_tui.core.messages import ToolCall, UserKind
     from ink_tui.core.tool_api import ToolResult
 
@@ -70,18 +69,6 @@ BlockT = TypeVar("BlockT", bound=Block)
 StreamingBlock = AnswerBlock | ThinkingBlock
 # Drawing time an answer's new markdown may take per frame (see AnswerBlock.flush).
 ANSWER_BUDGET_S = 0.004
-
-
-@dataclass(frozen=True, slots=True)
-class _RowView:
-    """What drawing a row of the transcript needs from the widget, for one frame."""
-
-    content: Region
-    top: int
-    look: Look
-    base: Style
-    selection: Selection | None
-    selection_style: Style | None
 
 
 class Transcript(FoldCursor, ScrollView, can_focus=True):
@@ -126,14 +113,14 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self._marker = False
         self._cursor: Foldable | None = None
         self._colours = TranscriptLook(self)
-        self._view: _RowView | None = None
+        self._view: RowView | None = None
         # Rows drawn lately, placed and framed, for a few screens (see on_resize).
         self._rows = PlacedRows(SCREENS_KEPT * 24)
         self._framed = KeptRowsStylesCache(SCREENS_KEPT * 24)
         self._styles_cache = self._framed
 
     def on_mount(self) -> None:
-        self._unsubscribe = self._bus.subscribe(_EventShower(self))
+        self._unsubscribe = self._bus.subscribe(TranscriptSubscriber(self))
         self._spinner = self.set_interval(SPINNER_INTERVAL_S, self._tick_spinners, pause=True)
         self._schedule_frame()
 
@@ -348,9 +335,9 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         finally:
             self._view = None
 
-    def _row_view(self) -> _RowView:
+    def _row_view(self) -> RowView:
         selection = self.text_selection
-        return _RowView(
+        return RowView(
             self.scrollable_content_region,
             round(self.scroll_y),
             self._look(),
@@ -506,23 +493,3 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
             block.changed()
             self._lines.touch(block)
         self.flush_now()
-
-
-class _EventShower:
-    """The transcript's bus subscriber. The event mapping (and with it every event, message
-    and tool type) is imported at the first event, after the first frame: at start-up
-    those were some 40 dataclasses, 9 ms of a 230 ms start."""
-
-    __slots__ = ("_show", "_transcript")
-
-    def __init__(self, transcript: Transcript) -> None:
-        self._transcript = transcript
-        self._show: Callable[[Event], None] | None = None
-
-    def __call__(self, event: Event) -> None:
-        show = self._show
-        if show is None:
-            from ink_tui.ui.widgets.transcript_events import show_event
-
-            show = self._show = partial(show_event, self._transcript)
-        show(event)

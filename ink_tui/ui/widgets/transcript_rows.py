@@ -9,12 +9,15 @@ decides when they apply).
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from rich.segment import Segment
 from rich.style import Style
-from textual.geometry import Offset
+from textual.geometry import Offset, Region
 from textual.selection import Selection
 from textual.strip import Strip
+
+from ink_tui.ui.blocks.block import Look
 
 MARKER_TEXT = " ↓ new output below "
 # Screens of rows kept placed: paging back and forth draws nothing new. No more: every
@@ -26,6 +29,19 @@ _add_once: Callable[[Style, Style], Style] = Style._add.__wrapped__  # type: ign
 
 # Where the marker starts on the last row; a click on it jumps to the end.
 MARKER_X = 2
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    """What drawing a row of the transcript needs from the widget, worked out once a
+    frame: each of these builds new objects when asked, and a frame asks for every row."""
+
+    content: Region
+    top: int
+    look: Look
+    base: Style
+    selection: Selection | None
+    selection_style: Style | None
 
 
 def on_marker(x: int) -> bool:
