@@ -363,14 +363,24 @@ def test_an_edit_survives_queue_changes_and_an_entry_taken_meanwhile_is_queued_a
 
 
 def drag(page: Page, grip: Any, onto: Any, *, above: bool) -> None:
-    start = grip.bounding_box()
-    target = onto.bounding_box()
-    assert start is not None and target is not None
+    start = _box(page, grip)
+    target = _box(page, onto)
     page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
     page.mouse.down()
     y = target["y"] + (2 if above else target["height"] - 2)
     page.mouse.move(start["x"] + start["width"] / 2, y, steps=8)
     page.mouse.up()
+
+
+def _box(page: Page, locator: Any) -> dict[str, float]:
+    """The locator's box once it is laid out: a queue event re-renders the rows, and an
+    element taken between the old row going and the new one drawn has none."""
+    for _ in range(100):
+        box = locator.bounding_box()
+        if box is not None:
+            return dict(box)
+        page.wait_for_timeout(20)
+    raise AssertionError(f"{locator} never got a box")
 
 
 def test_stop_aborts_and_puts_the_queue_back_above_the_draft(
