@@ -54,6 +54,7 @@ from ink_tui.core.events import (
     QueueUpdate,
     RunStart,
     RunState,
+    RunStopReason,
     StateChange,
     UserMessageEvent,
 )
@@ -417,7 +418,7 @@ class RunController:
             )
         except Exception as error:
             return self._settling.settle_failure(error, started)
-        stop = "aborted" if abort.signal.aborted else "completed"
+        stop: RunStopReason = "aborted" if abort.signal.aborted else "completed"
         return self._settle(LoopResult(stop), started)
 
     def _settle(self, result: LoopResult, started: float) -> Outcome:

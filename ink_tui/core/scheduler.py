@@ -169,6 +169,7 @@ class ToolScheduler:
             error = checking.exception()
             if isinstance(error, AbortError):
                 return self._not_run().result
+            reason: str | None
             if error is not None:
                 reason = (
                     f"Blocked: the check before running {call.name} failed "

@@ -81,9 +81,9 @@ def judge_end(
             "check the base URL (a proxy or a login page may be in the way)"
         )
     if text.startswith("{"):
-        said = _json_said(text, reply.chunk_name)
-        if said is not None:
-            return ProviderError(f"the server answered 200 with {said} ({source})")
+        quoted = _json_said(text, reply.chunk_name)
+        if quoted is not None:
+            return ProviderError(f"the server answered 200 with {quoted} ({source})")
     if done:
         return TransientFailure(
             "no reply in the stream",

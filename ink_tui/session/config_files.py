@@ -250,15 +250,14 @@ class _Reader:
 
     def read_context_windows(self, table: dict[str, object]) -> None:
         for model, value in table.items():
-            numeric = isinstance(value, int) and not isinstance(value, bool)
-            if not numeric or value < MIN_CONTEXT_WINDOW:  # type: ignore[operator]
+            if isinstance(value, bool) or not isinstance(value, int) or value < MIN_CONTEXT_WINDOW:
                 self.problem(
                     ("context_windows", model),
                     f"'context_windows.{model}' must be a number of tokens (an integer >= "
                     f"{MIN_CONTEXT_WINDOW}), got {value!r}; ignored",
                 )
             else:
-                self.layer.context_windows[model] = int(value)  # type: ignore[arg-type]
+                self.layer.context_windows[model] = value
 
     def read_keys(self, table: dict[str, object]) -> None:
         for action, value in table.items():

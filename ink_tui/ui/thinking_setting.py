@@ -31,12 +31,12 @@ def set_thinking(provider: object, argument: str) -> tuple[str, Level, bool]:
         now = f"{budget} tokens per reply" if budget else "off"
         return f"Thinking: {now}. {USAGE}", "info", True
     if word in ("off", "0", "none", "no"):
-        provider.thinking_budget = None  # type: ignore[attr-defined]
+        provider.thinking_budget = None
         return "Thinking: off (from the next request).", "info", True
     tokens = _tokens(word)
     if tokens is None or tokens < MIN_BUDGET:
         return f"/thinking {argument.strip()}: {USAGE}", "warning", False
-    provider.thinking_budget = tokens  # type: ignore[attr-defined]
+    provider.thinking_budget = tokens
     return f"Thinking: {tokens} tokens per reply (from the next request).", "info", True
 
 

@@ -11,6 +11,9 @@ transcript's cursor, clicks and Ctrl+O treat both alike.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual.strip import Strip
@@ -77,7 +80,7 @@ class CompactionBlock(Block):
     def render_lines(self, width: int, look: Look) -> list[Strip]:
         base = look.style("tool-cursor") if self.highlighted else Style()
         inner = inner_width(width, left=1, right=1)
-        lines = [*render_segments(self.header_text(), inner, look, base)]
+        lines: list[Iterable[Segment]] = [*render_segments(self.header_text(), inner, look, base)]
         if self.expanded:
             body_style = base + look.style("tool-body")
             # Text, not markup: a summary may hold [brackets] of its own.

@@ -21,10 +21,11 @@ interrupts the run, which denies the question.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import events, on
+from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
@@ -33,6 +34,9 @@ from ink_tui.control.bus import EventBus
 from ink_tui.core.events import ApprovalRequest, ApprovalResolved, Event, RunEnd
 from ink_tui.core.tool_summary import call_label
 from ink_tui.ui.blocks.diff_lines import diff_lines
+
+if TYPE_CHECKING:
+    from ink_tui.ui.widgets.prompt_input import PromptInput
 
 PREVIEW_LINES = 12
 
@@ -118,7 +122,7 @@ class ApprovalQuestion(Vertical, can_focus=True):
         self.current = 0
         self._unsubscribe = lambda: None
 
-    def compose(self):  # type: ignore[no-untyped-def]
+    def compose(self) -> ComposeResult:
         yield Static("", id="approval-call", markup=False)
         yield Static("", id="approval-why", markup=False)
         yield Static("", id="approval-preview", markup=False)
@@ -189,7 +193,7 @@ class ApprovalQuestion(Vertical, can_focus=True):
         if key:
             prompt.insert(key)
 
-    def _prompt(self):  # type: ignore[no-untyped-def]
+    def _prompt(self) -> PromptInput | None:
         from ink_tui.ui.widgets.prompt_input import PromptInput
 
         try:
