@@ -130,7 +130,11 @@ def encode_header(header: SessionHeader) -> dict[str, Any]:
 def encode_entry(entry: Entry) -> dict[str, Any]:
     match entry:
         case UserEntry(message=message):
-            encoded = {"type": "user", "kind": message.kind, "content": message.content}
+            encoded: dict[str, Any] = {
+                "type": "user",
+                "kind": message.kind,
+                "content": message.content,
+            }
             if message.source is not None:
                 # Injected by an extension: resuming must keep it marked as such.
                 encoded["source"] = message.source

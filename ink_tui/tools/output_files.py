@@ -45,9 +45,10 @@ def new_output_file() -> IO[bytes]:
     """A new file for one command's full output, in the outputs folder (else the temp
     folder, when the cache cannot be written); removed by `prune_outputs()` at exit."""
     _first_use()
-    folder: Path | None = outputs_dir()
+    outputs = outputs_dir()
+    folder: Path | None = outputs
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        outputs.mkdir(mode=0o700, parents=True, exist_ok=True)
     except OSError:
         folder = None
     try:

@@ -74,17 +74,17 @@ def replay(transcript: Transcript, entries: Iterable[Entry]) -> None:
 
 def _replay_one(transcript: Transcript, entry: Entry) -> None:
     if isinstance(entry, UserEntry):
-        message = entry.message
-        transcript.add_user(message.content, message.kind, message.source, message.custom_type)
+        prompt = entry.message
+        transcript.add_user(prompt.content, prompt.kind, prompt.source, prompt.custom_type)
     elif isinstance(entry, AssistantEntry):
-        message = entry.message
-        if message.thinking:
-            transcript.append_thinking(message.thinking)
-        if message.text.strip():
+        reply = entry.message
+        if reply.thinking:
+            transcript.append_thinking(reply.thinking)
+        if reply.text.strip():
             transcript.begin_answer()
-            transcript.append_answer(message.text)
+            transcript.append_answer(reply.text)
             transcript.end_answer()
-        for call in message.tool_calls:
+        for call in reply.tool_calls:
             transcript.add_tool(call)
     elif isinstance(entry, ToolResultEntry):
         result = ToolResult(

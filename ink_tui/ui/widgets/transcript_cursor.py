@@ -8,6 +8,8 @@ and scroll position and nothing else of it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.events import Click
 from textual.geometry import Region
 
@@ -15,17 +17,39 @@ from ink_tui.ui.blocks.compaction_block import CompactionBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.widgets.transcript_rows import on_marker
 
+if TYPE_CHECKING:
+    from textual.scroll_view import ScrollView
+
+    from ink_tui.ui.blocks.block import Block
+    from ink_tui.ui.widgets.transcript_lines import BlockLines
+
+    # For the checker, the scroll view it is mixed into; at run time nothing.
+    _Host = ScrollView
+else:
+    _Host = object
+
 # What the cursor walks and Enter, a click or Ctrl+O fold: tool calls, compaction markers.
 Foldable = ToolBlock | CompactionBlock
 
 
-class FoldCursor:
+class FoldCursor(_Host):
     """Mixed into `Transcript` (first, so its handlers are found): it uses the
     transcript's `_lines`, `_marker`, `_foldables`, `_changed`, `flush_now`,
     `toggle_fold`, `follow` and the scroll view's methods. Not imported back from here,
     so the two modules do not import each other."""
 
     _cursor: Foldable | None
+    _lines: BlockLines
+    _marker: bool
+
+    if TYPE_CHECKING:
+        # What it uses of `Transcript`, declared for the checker only: defined here, they
+        # would hide the transcript's own (this class comes first).
+        def _foldables(self) -> list[Foldable]: ...
+        def _changed(self, block: Block, new_output: bool = False) -> None: ...
+        def flush_now(self) -> None: ...
+        def toggle_fold(self, block: Foldable) -> None: ...
+        def follow(self) -> None: ...
 
     @property
     def cursor(self) -> Foldable | None:
