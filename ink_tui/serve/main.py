@@ -94,13 +94,13 @@ def main(argv: Sequence[str]) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
 
     from ink_tui.session.config import load_config
-    from ink_tui.session.model_errors import render_model_errors
+    from ink_tui.session.model_errors import EXIT_MODEL_UNUSABLE, render_model_errors
 
     config = load_config(workspace, flags={k: v for k, v in flags.items() if v is not None})
     if config.model_errors:
         for line in render_model_errors(config):
             print(f"ink serve: {line}", file=sys.stderr)
-        return EXIT_USAGE
+        return EXIT_MODEL_UNUSABLE
     try:
         sock = _bind(args.host, args.port)
     except OSError as error:

@@ -203,10 +203,6 @@ KEY_ACTIONS: dict[str, tuple[str, str]] = {
     "pull_queue": ("alt+up", "pull queued input back into the editor"),
 }
 
-# Flags that choose the model; they have no key of their own in the files.
-MODEL_FLAGS = ("base_url", "model", "api_key")
-FLAG_NAMES = (*MODEL_FLAGS, *(spec.flag for spec in SETTINGS if spec.flag))
-
 # Top-level names a file may use: plain settings and the tables.
 TABLES = ("tools", "providers", "keys", "approval", "context_windows")
 # `[context_windows]`: model name ("qwen3" or "local/qwen3") -> tokens, at least this.
