@@ -52,8 +52,6 @@ DECISIONS: tuple[str, ...] = ("allow", "session", "always", "deny")
 # more than an edit (an approval rule in .ink/config.toml, a git hook).
 _GUARDED_DIRS = (".ink", ".git")
 
-PREVIEW_MAX_LINES = 200
-
 # Saves a rule as "always"; raises OSError/ValueError with a message for the user.
 SaveRule = Callable[[str], None]
 
