@@ -338,7 +338,7 @@ def _spread_cell(row: dict[str, Any]) -> str:
 
 
 def table(rows: list[dict[str, Any]]) -> str:
-    """A markdown table: readable in a terminal, pasteable into the README.
+    """A markdown table: readable in a terminal, pasteable into benchmarks/README.md.
 
     `value` is the median over the figure's runs, `runs` the lowest and highest run; a
     result marked `?` is one whose runs are not to be trusted (see `untrusted_notes`).
