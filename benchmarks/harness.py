@@ -120,7 +120,7 @@ def make_ink_app(base_url: str, workspace: Path) -> InkApp:
         model_label="bench-model @ loopback",
         is_demo=False,
         workspace=workspace,
-        # As `ink` runs it (see ui/heap.py); each figure runs in a process of its own.
+        # As `ink` runs it (see fastpaths/gc_policy.py); each figure runs in a process of its own.
         freeze_startup_heap=True,
     )
     app.driver_class = SinkDriver

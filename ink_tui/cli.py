@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 from collections.abc import Sequence
 from functools import partial
@@ -99,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="tui",
         help="rpc: JSON lines on stdin/stdout for programs (see docs/rpc.md)",
     )
-    parser.add_argument("--version", action="version", version=f"ink {__version__}")
+    parser.add_argument("--version", action="store_true", help="print the version and fast paths")
     return parser
 
 
@@ -145,14 +144,7 @@ def _read_prompt(flag_prompt: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    collecting = gc.isenabled()
-    try:
-        return _main(argv)
-    finally:
-        # Off while the app starts (see `_main`): as it was, for whatever runs after.
-        if collecting:
-            gc.enable()
+    return _main(list(sys.argv[1:] if argv is None else argv))
 
 
 def _main(argv: list[str]) -> int:
@@ -163,6 +155,11 @@ def _main(argv: list[str]) -> int:
 
         return serve_main(argv[1:])
     args = build_parser().parse_args(argv)
+    if args.version:
+        from ink_tui import fastpaths
+
+        print("\n".join([f"ink {__version__}", *fastpaths.report_lines()]))
+        return 0
     workspace = (args.workspace or Path.cwd()).expanduser().resolve()
     if not workspace.is_dir():
         print(f"ink: workspace {workspace} is not a folder", file=sys.stderr)
@@ -186,12 +183,20 @@ def _main(argv: list[str]) -> int:
             record=not args.no_session,
         )
 
-    if args.prompt is None:
-        # The full-screen app: start-up makes some 50,000 objects that live as long as
-        # the app and next to no garbage, yet collecting on the way cost the first frame
-        # ~40 ms (a full pass and three of generation 1). The app turns collection back
-        # on right after its first frame (`AppStart.begin`).
-        gc.disable()
+    if args.prompt is not None:
+        return _run(args, workspace)
+    # The full-screen app collects no garbage while it starts (gc_policy says why); the
+    # app turns collection back on right after its first frame, and this block at the
+    # latest.
+    from ink_tui.fastpaths import gc_policy
+
+    gc_policy.own_process()
+    with gc_policy.startup_pause():
+        return _run(args, workspace)
+
+
+def _run(args: argparse.Namespace, workspace: Path) -> int:
+    """A model's front end: print mode (`-p`) or the full-screen app."""
     from ink_tui.session.config import load_config
 
     config = load_config(workspace, flags=vars(args))

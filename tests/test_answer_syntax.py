@@ -6,8 +6,8 @@ import pytest
 from rich.console import Console
 from rich.syntax import Syntax
 
+from ink_tui.fastpaths.rich_syntax import AnswerSyntax
 from ink_tui.ui.blocks.answer_markdown import code_lexer, warm_answer_markdown
-from ink_tui.ui.blocks.answer_syntax import AnswerSyntax
 
 SAMPLES = [
     ("python", 'def f(x: int) -> str:\n    """Doc."""\n    return f"{x}"  # done'),

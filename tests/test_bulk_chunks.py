@@ -13,7 +13,7 @@ from h11._receivebuffer import ReceiveBuffer
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ink_tui.providers.bulk_chunks import (
+from ink_tui.fastpaths.h11_chunks import (
     BulkChunkedReader,
     DirectChunkedBody,
     read_chunks_directly,

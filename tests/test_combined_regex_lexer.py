@@ -10,8 +10,8 @@ from hypothesis import strategies as st
 from pygments.lexer import RegexLexer
 from pygments.lexers import LEXERS, get_lexer_by_name
 
+from ink_tui.fastpaths.pygments_lexers import combine, combined_lexer
 from ink_tui.ui.blocks.answer_markdown import code_lexer
-from ink_tui.ui.blocks.combined_regex_lexer import combine, combined_lexer
 
 SAMPLES = [
     "def merge(left: list[int], right: list[int]) -> list[int]:\n"

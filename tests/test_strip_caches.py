@@ -1,4 +1,4 @@
-"""Textual's strip caches no longer keep one-off entries (ink_tui/ui/strip_caches.py)."""
+"""Textual's strip caches no longer keep one-off entries (ink_tui/fastpaths/textual_strips.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
-from ink_tui.ui import strip_caches
+from ink_tui.fastpaths import textual_strips as strip_caches
 
 CONSOLE = Console(color_system="truecolor", force_terminal=True, width=80)
 

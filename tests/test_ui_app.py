@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from textual._xterm_parser import XTermParser
 
+from ink_tui.fastpaths.textual_keys import install_alt_enter
 from ink_tui.ui.blocks.answer_block import AnswerBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
-from ink_tui.ui.keys import install_alt_enter
 from ink_tui.ui.widgets.queue_list import QueueList
 from ink_tui.ui.widgets.queue_row import EntryEditor, EntryText
 from ink_tui.ui.widgets.transcript import Transcript

@@ -12,8 +12,12 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.pilot import Pilot
 
+from ink_tui.fastpaths.textual_keys import (
+    ALT_ENTER_SEQUENCE,
+    alt_enter_installed,
+    install_alt_enter,
+)
 from ink_tui.ui.input_history import InputHistory
-from ink_tui.ui.keys import ALT_ENTER_SEQUENCE, alt_enter_installed, install_alt_enter
 from ink_tui.ui.widgets.prompt_input import MAX_VISIBLE_ROWS, PromptInput
 
 

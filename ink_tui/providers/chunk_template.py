@@ -14,14 +14,30 @@ and only the literal is decoded (one C call). The template is checked when learn
 chunk with a probe string put in the literal's place must parse to the chunk itself with
 the probe as its delta (so a key given twice, or text that only looks like the key, is
 never taken for it). Anything else is parsed whole, as before.
+
+A fast path of ink's own (`ink_tui.fastpaths`, `chunk_template`): nothing private, only
+`json.decoder.scanstring`, which `check()` makes sure is there; switched off, every
+chunk is parsed whole.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from json.decoder import scanstring
+from collections.abc import Callable
+from json import decoder
 from typing import Any
+
+# json.loads' own string scanner (C where built). typeshed's json.decoder stub leaves it
+# out, so the checker is told its type here.
+scanstring: Callable[[str, int], tuple[str, int]] = decoder.scanstring  # type: ignore[attr-defined]
+
+
+def check() -> str | None:
+    if scanstring('"a\\n"', 1) != ("a\n", 5):
+        return "json.decoder.scanstring decodes unlike expected"
+    return None
+
 
 # Only a delta holding one string under one of these keys is learned from; the key is
 # what it is shown as (the reply builder's own reading of the same delta).

@@ -12,6 +12,11 @@ Only `http://` servers (a model on this machine or the local network, where even
 fastest) get it; `https://` keeps httpx's own transport, whose TLS handling is tried and
 tested. Cancelling a read (an abort) closes the socket as before: httpcore closes a
 connection whose response was not read to its end, and `aclose()` drops the socket at once.
+
+A fast path (`ink_tui.fastpaths`, `lean_transport`): httpx's `AsyncHTTPTransport` is
+built without its `__init__`, its methods relying on `_pool` alone, which `check()` makes
+sure of; refused or switched off, the provider uses httpx's own transport. Its chunked
+bodies are read by the `bulk_chunks` fast path where that one is on.
 """
 
 from __future__ import annotations
@@ -20,13 +25,23 @@ import asyncio
 import contextlib
 import socket
 import ssl
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 import httpcore
 import httpx
 
-from ink_tui.providers.bulk_chunks import read_chunks_directly
+from ink_tui import fastpaths
+
+
+def check() -> str | None:
+    for method in ("handle_async_request", "aclose"):
+        names = getattr(httpx.AsyncHTTPTransport, method).__code__.co_names
+        private = {name for name in names if name.startswith("_") and name != "_pool"}
+        if "_pool" not in names or private:
+            return f"httpx AsyncHTTPTransport.{method} uses {sorted(private) or 'no _pool'}"
+    return None
+
 
 # Unread bytes at which the socket stops being read (TCP then holds the server back).
 HIGH_WATER = 256 * 1024
@@ -244,7 +259,8 @@ class LeanPool(httpcore.AsyncConnectionPool):
 
     async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
         response = await super().handle_async_request(request)
-        read_chunks_directly(response)
+        if _read_chunks_directly is not None:
+            _read_chunks_directly(response)
         return response
 
 
@@ -264,7 +280,18 @@ class LeanHTTPTransport(httpx.AsyncHTTPTransport):
 
 def lean_transport(base_url: str) -> httpx.AsyncBaseTransport | None:
     """The transport for a provider at `base_url`: lean for http, None (httpx's own) else."""
-    return LeanHTTPTransport() if base_url.lower().startswith("http://") else None
+    global _read_chunks_directly
+    if not base_url.lower().startswith("http://") or not fastpaths.enabled("lean_transport"):
+        return None
+    if _read_chunks_directly is None and fastpaths.enabled("bulk_chunks"):
+        from ink_tui.fastpaths.h11_chunks import read_chunks_directly
+
+        _read_chunks_directly = read_chunks_directly
+    return LeanHTTPTransport()
+
+
+# Set by the first lean transport when the `bulk_chunks` fast path is on.
+_read_chunks_directly: Callable[[Any], bool] | None = None
 
 
 def _time_out(future: asyncio.Future[None]) -> None:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ink_tui import fastpaths
 from ink_tui.core.messages import AssistantMessage, StopReason, ToolCall, Usage
 from ink_tui.core.provider_api import ProviderError, TextChunk, ThinkingChunk
 from ink_tui.providers.chunk_template import ChunkTemplate, learn, text_key
@@ -79,7 +80,7 @@ class ReplyBuilder(ReplyAssembly):
         self._usage = Usage()
         # Text chunks read by their delta alone once one has been learned (chunk_template).
         self._template: ChunkTemplate | None = None
-        self._learning = True
+        self._learning = fastpaths.enabled("chunk_template")
         self._misfits = 0
 
     def feed(self, data: str, event: str = "message") -> None:

@@ -12,7 +12,6 @@ sessions hold.
 
 from __future__ import annotations
 
-import gc
 import importlib
 
 from ink_tui.tools import TOOL_MODULE_NAMES
@@ -34,8 +33,9 @@ RUN_MODULES = (
 
 
 def prepare_heap() -> None:
+    from ink_tui.fastpaths import gc_policy
+
     for name in RUN_MODULES:
         importlib.import_module(name)
-    # Collect first, so start-up garbage is freed rather than kept forever.
-    gc.collect()
-    gc.freeze()
+    gc_policy.own_process()
+    gc_policy.freeze_server_heap()

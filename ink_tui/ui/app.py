@@ -26,8 +26,8 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 
 from ink_tui.control.bus import EventBus
+from ink_tui.fastpaths import install_app_patches
 from ink_tui.ui.app_start import AppStart, MakeController
-from ink_tui.ui.keys import install_alt_enter
 from ink_tui.ui.startup import AppSessions, SessionPlan
 from ink_tui.ui.widgets.hint_row import HintRow
 from ink_tui.ui.widgets.prompt_input import PromptInput, placeholder_for
@@ -102,11 +102,7 @@ class InkApp(App[None]):
         self.config = config
         self.sessions: AppSessions | None = None
         self.binding: SessionBinding | None = None
-        install_alt_enter()
-        # Textual's own caches keep a copy per drawn cell style; see strip_caches.
-        from ink_tui.ui import strip_caches
-
-        strip_caches.install()
+        install_app_patches()
         self.bus = EventBus()
         self.start = AppStart(self, make_controller, freeze_startup_heap)
         self.controller: RunController | None = None
@@ -411,6 +407,11 @@ def run_app(
     model = config.model_config()
 
     def make_controller(bus: EventBus) -> RunController:
+        from ink_tui.tools.job_exit import guard_exit
+
+        # The `ink` command's process-wide guards (subreaper, exit paths), before any
+        # command can run; after the first frame, which does not need their imports.
+        guard_exit()
         # Run settings bring the tool and message types: built with the controller,
         # after the first frame.
         settings = config.run_settings()

@@ -18,7 +18,6 @@ takes the preview's place, and the controller, given the session's history, is b
 from __future__ import annotations
 
 import contextlib
-import gc
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -82,6 +81,12 @@ class AppStart:
         self._make_controller = make_controller
         # Only for a process that runs one app (`ink`): frozen objects are never freed.
         self._freeze_heap = freeze_heap
+        if freeze_heap:
+            from ink_tui.fastpaths import gc_policy
+
+            gc_policy.own_process()
+        # Why the controller could not be built, if it could not.
+        self._failure: str | None = None
         self._early: list[tuple[str, QueueMode]] = []
         # The resumed session, once drawn (before the controller exists).
         self._shown: LoadedSession | None = None
@@ -139,7 +144,11 @@ class AppStart:
 
     def submit(self, text: str, mode: QueueMode) -> None:
         """Submit `text` to the controller, or keep it until the controller exists."""
-        if self.app.controller is None:
+        if self._failure is not None:
+            # Nothing can run it: the text goes back where it was typed.
+            self.app.prompt.restore(text)
+            self.app.query_one(Transcript).add_notice(self._failure, "error")
+        elif self.app.controller is None:
             self._early.append((text, mode))
         else:
             self.app.controller.submit(text, mode)
@@ -225,7 +234,30 @@ class AppStart:
                 await self._building.wait()
         await self._end_preview()
         self.app.mount_run_widgets()
-        self._start_controller(input_history, history_warning, session)
+        try:
+            self._start_controller(input_history, history_warning, session)
+        except Exception as exc:
+            self._failed_to_start(exc)
+        finally:
+            self.app.run_worker(self._prepare_heap, thread=True, group="heap", exit_on_error=False)
+
+    def _failed_to_start(self, error: Exception) -> None:
+        """The controller (or the session) could not be built: say why on screen, and
+        keep what was typed meanwhile in the input."""
+        import traceback
+
+        self.app.controller = None
+        where = traceback.extract_tb(error.__traceback__)[-1]
+        self._failure = (
+            f"ink could not start its run controller: {type(error).__name__}: {error} "
+            f"({where.filename}:{where.lineno}). Nothing can run; what you type stays in "
+            "the input. Quit with Ctrl+C twice and start again once the cause is fixed."
+        )
+        self.app.query_one(Transcript).add_notice(self._failure, "error")
+        early = "\n\n".join(text for text, _mode in self._early)
+        self._early.clear()
+        if early:
+            self.app.prompt.restore(early)
 
     def _start_controller(
         self,
@@ -256,7 +288,6 @@ class AppStart:
         for text, mode in self._early:
             controller.submit(text, mode)
         self._early.clear()
-        app.run_worker(self._prepare_heap, thread=True, group="heap", exit_on_error=False)
 
     def _prepare_heap(self) -> None:
         """On a thread: load and warm the answer renderer, then (for `ink`) freeze the
@@ -268,11 +299,12 @@ class AppStart:
         first: that pass holds the interpreter ~70 ms (longer with a big session
         resumed), just when the user starts typing, to free next to nothing.
         """
+        from ink_tui.fastpaths import gc_policy
         from ink_tui.ui.heap import warm_up_renderer
 
         try:
             warm_up_renderer(self.app.current_theme.dark)
         finally:
             if self._freeze_heap:
-                gc.freeze()
-            gc.enable()
+                gc_policy.freeze_startup_heap()
+            gc_policy.resume()

@@ -6,11 +6,13 @@ imported on the first answer, not before the app's first frame.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, ClassVar
 
+from ink_tui import fastpaths
+
 if TYPE_CHECKING:
-    from markdown_it import MarkdownIt
     from pygments.lexer import Lexer
     from rich.markdown import Markdown
 
@@ -27,16 +29,19 @@ def code_lexer(name: str) -> Lexer:
     not know (```jsx2, or ```pyth while the info string is still arriving) makes
     pygments import every installed plugin's entry point (200 ms here, IPython's).
     Plugin lexers are given up for that: an unknown language shows as plain code.
-    Regex lexers try each state's rules in one call (combined_regex_lexer).
+    Regex lexers try each state's rules in one call (the `combined_lexer` fast path).
     """
     from pygments.lexers import LEXERS, get_lexer_by_name
     from pygments.lexers.special import TextLexer
 
-    from ink_tui.ui.blocks.combined_regex_lexer import combined_lexer
-
     alias = name.lower()
     if any(alias in aliases for _module, _name, aliases, _files, _mimes in LEXERS.values()):
-        return combined_lexer(get_lexer_by_name(alias, stripnl=False, ensurenl=True, tabsize=4))
+        lexer = get_lexer_by_name(alias, stripnl=False, ensurenl=True, tabsize=4)
+        if not fastpaths.enabled("combined_lexer"):
+            return lexer
+        from ink_tui.fastpaths.pygments_lexers import combined_lexer
+
+        return combined_lexer(lexer)
     return TextLexer(stripnl=False, ensurenl=True, tabsize=4)
 
 
@@ -44,8 +49,18 @@ def code_lexer(name: str) -> Lexer:
 def _markdown_class() -> type[Markdown]:
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.markdown import CodeBlock, Markdown, MarkdownElement
+    from rich.syntax import Syntax
 
-    from ink_tui.ui.blocks.answer_syntax import AnswerSyntax
+    code_syntax: type[Syntax] = Syntax
+    if fastpaths.enabled("answer_syntax"):
+        from ink_tui.fastpaths.rich_syntax import AnswerSyntax
+
+        code_syntax = AnswerSyntax
+    init_markdown: Callable[[Markdown, str, str], None] | None = None
+    if fastpaths.enabled("markdown_parser"):
+        from ink_tui.fastpaths import rich_markdown
+
+        init_markdown = rich_markdown.init_markdown
 
     class FlushCodeBlock(CodeBlock):
         """Code without blank padding rows, so the pieces of a long fence join up."""
@@ -55,7 +70,7 @@ def _markdown_class() -> type[Markdown]:
             # Only the fence's own final newline goes: trailing blank code lines stay.
             code = code[:-1] if code.endswith("\n") else code
             lexer = code_lexer(self.lexer_name or "text")
-            yield AnswerSyntax(code, lexer, theme=self.theme, padding=(0, 1))
+            yield code_syntax(code, lexer, theme=self.theme, word_wrap=True, padding=(0, 1))
 
     class AnswerMarkdown(Markdown):
         elements: ClassVar[dict[str, type[MarkdownElement]]] = {
@@ -65,29 +80,12 @@ def _markdown_class() -> type[Markdown]:
         }
 
         def __init__(self, markup: str, code_theme: str) -> None:
-            # Rich's own __init__ builds and configures a new parser for every document
-            # (half a millisecond), and a streaming answer makes a document or two a
-            # frame. Its settings come from a document built the usual way, once.
-            self.__dict__.update(_settings(code_theme))
-            self.markup = markup
-            self.parsed = _parser().parse(markup)
-
-    @cache
-    def _settings(code_theme: str) -> dict[str, object]:
-        return dict(vars(Markdown("", code_theme=code_theme)))
+            if init_markdown is None:
+                super().__init__(markup, code_theme=code_theme)
+            else:
+                init_markdown(self, markup, code_theme)
 
     return AnswerMarkdown
-
-
-@cache
-def _parser() -> MarkdownIt:
-    """The parser `rich.markdown.Markdown` builds for each document, built once.
-
-    Parsing keeps its state in the call, not in the parser, so one serves every answer.
-    """
-    from markdown_it import MarkdownIt
-
-    return MarkdownIt().enable("strikethrough").enable("table")
 
 
 def answer_markdown(source: str, dark: bool) -> Markdown:

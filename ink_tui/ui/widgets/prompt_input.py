@@ -30,8 +30,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import TextArea
 
+from ink_tui.fastpaths import install_key_fixes
 from ink_tui.ui.input_history import InputHistory
-from ink_tui.ui.keys import install_alt_enter
 
 if TYPE_CHECKING:
     # A name for two strings: the input queue's module is not needed to draw the box.
@@ -136,7 +136,7 @@ class PromptInput(TextArea):
     def on_mount(self) -> None:
         # The widget that needs Alt+Enter makes sure the parser can produce it, so an app
         # composing it cannot forget; the install is idempotent.
-        install_alt_enter()
+        install_key_fixes()
 
     # -- what the App calls ---------------------------------------------------------
 

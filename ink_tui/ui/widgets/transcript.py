@@ -30,6 +30,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from ink_tui.control.bus import EventBus
+from ink_tui.fastpaths.gc_policy import freeze_long_lived
 from ink_tui.ui.blocks.answer_block import AnswerBlock
 from ink_tui.ui.blocks.block import Block, Look
 from ink_tui.ui.blocks.compaction_block import CompactionBlock
@@ -37,15 +38,14 @@ from ink_tui.ui.blocks.notice_block import NoticeBlock
 from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.blocks.user_block import UserBlock
-from ink_tui.ui.heap import freeze_long_lived
 from ink_tui.ui.widgets.transcript_cursor import Foldable, FoldCursor
-from ink_tui.ui.widgets.transcript_frame import KeptRowsStylesCache
 from ink_tui.ui.widgets.transcript_lines import BlockLines
 from ink_tui.ui.widgets.transcript_look import COMPONENT_CLASSES, COMPONENT_CSS, TranscriptLook
 from ink_tui.ui.widgets.transcript_rows import (
     SCREENS_KEPT,
     PlacedRows,
     RowView,
+    kept_rows_cache,
     selected_text,
     with_marker,
     with_selection,
@@ -116,8 +116,7 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self._view: RowView | None = None
         # Rows drawn lately, placed and framed, for a few screens (see on_resize).
         self._rows = PlacedRows(SCREENS_KEPT * 24)
-        self._framed = KeptRowsStylesCache(SCREENS_KEPT * 24)
-        self._styles_cache = self._framed
+        self._framed = kept_rows_cache(self, SCREENS_KEPT * 24)
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(TranscriptSubscriber(self))

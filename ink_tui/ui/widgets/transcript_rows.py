@@ -10,22 +10,26 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.segment import Segment
 from rich.style import Style
 from textual.geometry import Offset, Region
 from textual.selection import Selection
 from textual.strip import Strip
+from textual.widget import Widget
 
+from ink_tui import fastpaths
 from ink_tui.ui.blocks.block import Look
+
+if TYPE_CHECKING:
+    from ink_tui.fastpaths.textual_styles_cache import KeptRowsStylesCache
 
 MARKER_TEXT = " ↓ new output below "
 # Screens of rows kept placed: paging back and forth draws nothing new. No more: every
 # strip is a dozen objects (Textual gives each its own caches) the collector walks.
 SCREENS_KEPT = 3
-# rich's sum of two styles without its shared LRU cache: a style carrying a cell's offset
-# is used by one cell only, and would push out sums that are used again.
-_add_once: Callable[[Style, Style], Style] = Style._add.__wrapped__  # type: ignore[attr-defined]
+
 
 # Where the marker starts on the last row; a click on it jumps to the end.
 MARKER_X = 2
@@ -49,22 +53,41 @@ def on_marker(x: int) -> bool:
 
 
 def placed(line: Strip, line_no: int, base: Style) -> Strip:
-    """`line` drawn as line `line_no`: on the `base` style, each cell knowing its offset.
+    """`line` drawn as line `line_no`: on the `base` style, each cell knowing its offset."""
+    if _placed_fast is not None:
+        return _placed_fast(line, line_no, base)
+    return line.apply_offsets(0, line_no).apply_style(base)
 
-    The same segments as `line.apply_offsets(0, line_no).apply_style(base)`, in one new
-    strip instead of two, and with no sum of a one-off style left in rich's cache.
-    """
-    segments: list[Segment] = []
-    append = segments.append
-    x = 0
-    for text, style, _control in line._segments:
-        combined = base + style if style else base
-        offset = Style.from_meta({"offset": (x, line_no)})
-        final = _add_once(combined, offset)
-        # As `Style.__add__`: a link gets an id of its own.
-        append(Segment(text, final.copy() if final.link else final))
-        x += len(text)
-    return Strip(segments, line.cell_length)
+
+def _fast_placed() -> Callable[[Strip, int, Style], Strip] | None:
+    if not fastpaths.enabled("placed_rows"):
+        return None
+    from ink_tui.fastpaths.rich_style_sum import placed as placed_fast
+
+    return placed_fast
+
+
+_placed_fast = _fast_placed()
+
+
+class StockFrames:
+    """Textual's own styles cache framing the rows (the `styles_cache` fast path off)."""
+
+    def set_limit(self, limit: int) -> None:
+        pass
+
+    def forget(self) -> None:
+        pass
+
+
+def kept_rows_cache(widget: Widget, limit: int) -> KeptRowsStylesCache | StockFrames:
+    """What frames `widget`'s rows: a cache that keeps them, where Textual's is as the
+    fast path was written for."""
+    if not fastpaths.enabled("styles_cache"):
+        return StockFrames()
+    from ink_tui.fastpaths.textual_styles_cache import KeptRowsStylesCache
+
+    return KeptRowsStylesCache.install(widget, limit)
 
 
 class PlacedRows:

@@ -1,4 +1,10 @@
-"""Key sequences Textual's terminal parser does not know, taught to it at start-up."""
+"""Key sequences Textual's terminal parser does not know, taught to it at start-up.
+
+Touches: `textual._ansi_sequences.ANSI_SEQUENCES_KEYS` (private), one entry added. Not a
+speed trick but a key Textual lacks, so `INK_NO_FAST_PATHS=1` leaves it on;
+`INK_NO_FAST_PATHS=alt_enter` turns it off (Alt+Enter then works only in terminals with
+the kitty keyboard protocol). `check()` makes sure the parser reads this very table.
+"""
 
 from __future__ import annotations
 
@@ -20,6 +26,16 @@ class _KeyName:
 
 
 _ALT_ENTER = (_KeyName("alt+enter"),)
+
+
+def check() -> str | None:
+    from textual import _xterm_parser
+
+    if not isinstance(ANSI_SEQUENCES_KEYS, dict):
+        return "textual's ANSI_SEQUENCES_KEYS is not a dict"
+    if getattr(_xterm_parser, "ANSI_SEQUENCES_KEYS", None) is not ANSI_SEQUENCES_KEYS:
+        return "textual's xterm parser does not look keys up in ANSI_SEQUENCES_KEYS"
+    return None
 
 
 def install_alt_enter() -> None:

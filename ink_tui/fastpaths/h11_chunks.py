@@ -13,6 +13,15 @@ end-of-body handling, which it inherits).
 read, one decode, one piece of the body, and the end handed back to h11. It replaces
 httpcore's body stream only for an HTTP/1.1 response whose chunked body has not been
 touched yet (`read_chunks_directly`); anything else is read as before.
+
+Touches: h11's private `ChunkedReader` (subclassed, its `_bytes_in_chunk`,
+`_bytes_to_discard` and `_reading_trailer` state), `ReceiveBuffer`, `chunk_header_re`,
+`LocalProtocolError` and `validate`; the h11 connection's `_reader` and
+`_receive_buffer`; httpcore's pooled response stream (`_stream`), its HTTP/1.1 body
+stream (`_connection`, `_request`) and connection (`_h11_state`, `_network_stream`,
+`READ_NUM_BYTES`). `check()` looks for each with the type it was written for (h11 0.16:
+in 0.14 `_bytes_to_discard` was a count, not the bytes); refused, bodies are read by
+httpcore and h11 as they are. tests/test_bulk_chunks.py holds it equal to h11's reader.
 """
 
 from __future__ import annotations
@@ -27,6 +36,37 @@ from h11._receivebuffer import ReceiveBuffer
 from h11._util import LocalProtocolError, validate
 
 _FOOTER = b"\r\n"
+
+
+def check() -> str | None:
+    from httpcore._async.connection_pool import PoolByteStream
+    from httpcore._async.http11 import AsyncHTTP11Connection, HTTP11ConnectionByteStream
+
+    reader = ChunkedReader()
+    expected = {"_bytes_in_chunk": int, "_bytes_to_discard": bytes, "_reading_trailer": bool}
+    for name, kind in expected.items():
+        if not isinstance(getattr(reader, name, None), kind):
+            return f"h11 ChunkedReader.{name} is not {kind.__name__}"
+    connection = h11.Connection(h11.CLIENT)
+    if not isinstance(getattr(connection, "_receive_buffer", None), ReceiveBuffer):
+        return "h11 Connection has no _receive_buffer"
+    if not hasattr(connection, "_reader") or not hasattr(ReceiveBuffer, "maybe_extract_at_most"):
+        return "h11 Connection or ReceiveBuffer unlike expected"
+    if not hasattr(chunk_header_re, "fullmatch") or not callable(validate):
+        return "h11 chunk_header_re or validate unlike expected"
+    for cls, names in (
+        (PoolByteStream, {"_stream"}),
+        (HTTP11ConnectionByteStream, {"_connection", "_request"}),
+        (AsyncHTTP11Connection, {"_network_stream", "_h11_state"}),
+    ):
+        missing = names - set(cls.__init__.__code__.co_names)
+        if missing:
+            return f"httpcore {cls.__name__} sets no {', '.join(sorted(missing))}"
+    if not isinstance(getattr(AsyncHTTP11Connection, "READ_NUM_BYTES", None), int):
+        return "httpcore AsyncHTTP11Connection has no READ_NUM_BYTES"
+    return None
+
+
 # h11's words (`ChunkedReader.read_eof`) for a body that ends before its last chunk.
 _CUT_OFF = "peer closed connection without sending complete message body (incomplete chunked read)"
 

@@ -14,6 +14,11 @@ handling) is RegexLexer's own loop, unchanged.
 A state whose patterns cannot be joined keeps RegexLexer's way: patterns with different
 flags, with numbered or named back-references (numbers shift once joined) or conditional
 groups, or that do not compile together (a global inline flag, a group name used twice).
+
+Touches: a `RegexLexer`'s processed rules (`_tokens`, private) and its tokenizing loop,
+re-implemented here. `check()` compares that loop's source with the one this was written
+from (a digest) and the rules' shape; refused, fences use pygments' lexers as they are.
+tests/test_combined_regex_lexer.py holds the tokens equal for every plain regex lexer.
 """
 
 from __future__ import annotations
@@ -24,6 +29,29 @@ from typing import Any
 
 from pygments.lexer import Lexer, RegexLexer
 from pygments.token import Error, Whitespace, _TokenType
+
+# The digest of `RegexLexer.get_tokens_unprocessed`'s source this loop follows.
+LOOP_WRITTEN_FROM = "dda6229f98c72106"
+
+
+def check() -> str | None:
+    import hashlib
+    import inspect
+
+    loop = RegexLexer.get_tokens_unprocessed
+    parameters = inspect.signature(loop).parameters
+    if tuple(parameters) != ("self", "text", "stack") or parameters["stack"].default != ("root",):
+        return f"RegexLexer.get_tokens_unprocessed{inspect.signature(loop)}"
+    digest = hashlib.sha256(inspect.getsource(loop).encode()).hexdigest()[:16]
+    if digest != LOOP_WRITTEN_FROM:
+        return f"RegexLexer's tokenizing loop changed (source {digest}, not {LOOP_WRITTEN_FROM})"
+    from pygments.lexers.shell import BashLexer
+
+    rules = getattr(type(BashLexer()), "_tokens", {}).get("root")
+    if not rules or any(len(rule) != 3 or not callable(rule[0]) for rule in rules):
+        return "a processed RegexLexer rule is not (match, action, new state)"
+    return None
+
 
 # (match, action, new state), as RegexLexerMeta processes a rule.
 Rule = tuple[Callable[[str, int], re.Match[str] | None], Any, Any]

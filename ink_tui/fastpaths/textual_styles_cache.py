@@ -1,5 +1,10 @@
 """Textual's styles cache for the transcript, giving a row it framed before back as is.
 
+Touches: `textual._styles_cache.StylesCache` (private), subclassed with its
+`render_line` of 13 arguments (8.2.7 added `native_ansi`), and the widget's private
+`_styles_cache` attribute that the transcript replaces. `check()` compares both with
+what this was written for; refused, the transcript keeps Textual's own cache.
+
 Textual frames every content line of a widget (padding, background, borders) into a new
 strip each time the widget is refreshed, and a scroll refreshes the whole transcript; the
 app's line filter then makes a copy of each, and the compositor cuts each copy again. A
@@ -18,9 +23,49 @@ from textual._styles_cache import StylesCache
 from textual.color import Color
 from textual.geometry import Size, Spacing
 from textual.strip import Strip
+from textual.widget import Widget
+
+# `StylesCache.render_line`'s parameters as this subclass overrides them.
+RENDER_LINE_PARAMETERS = (
+    "self",
+    "styles",
+    "y",
+    "size",
+    "content_size",
+    "padding",
+    "base_background",
+    "background",
+    "render_content_line",
+    "border_title",
+    "border_subtitle",
+    "opacity",
+    "ansi_theme",
+    "native_ansi",
+)
+
+
+def check() -> str | None:
+    import inspect
+
+    found = tuple(inspect.signature(StylesCache.render_line).parameters)
+    if found != RENDER_LINE_PARAMETERS:
+        return f"StylesCache.render_line takes {found[1:]}, not {RENDER_LINE_PARAMETERS[1:]}"
+    for method in ("clear", "render", "render_widget"):
+        if not callable(getattr(StylesCache, method, None)):
+            return f"StylesCache has no {method}()"
+    if "_styles_cache" not in Widget.__init__.__code__.co_names:
+        return "Widget.__init__ no longer sets _styles_cache"
+    return None
 
 
 class KeptRowsStylesCache(StylesCache):
+    @classmethod
+    def install(cls, widget: Widget, limit: int) -> KeptRowsStylesCache:
+        """In place of `widget`'s own styles cache (Textual's private attribute)."""
+        cache = cls(limit)
+        widget._styles_cache = cache
+        return cache
+
     def __init__(self, limit: int) -> None:
         super().__init__()
         self._limit = limit

@@ -15,7 +15,10 @@ objects, 15 full passes of 40-60 ms each, the longest waits a key press had):
   strip itself, so the strip refers to itself and only the cycle collector frees it
   (about 4,000 objects per full pass). That result is now returned uncached.
 
-`install()` is idempotent; on a Textual whose `Strip` lacks these it changes nothing.
+Touches: `Strip.render_ansi`'s `lru_cache` (through `__wrapped__`), `Strip.divide`,
+rich's private `Style._meta` and `Style._ansi`. `check()` looks for each as it was
+written for; refused, `install()` is not called and Textual's own methods stay.
+`install()` is idempotent.
 """
 
 from __future__ import annotations
@@ -27,6 +30,29 @@ from rich.style import Style
 from textual.strip import Strip
 
 _installed = False
+
+
+def check() -> str | None:
+    import inspect
+
+    descriptor = Strip.__dict__.get("render_ansi")
+    cached = getattr(descriptor, "__func__", None)
+    compute = getattr(cached, "__wrapped__", None)
+    if not isinstance(descriptor, classmethod) or compute is None:
+        return "Strip.render_ansi is not a classmethod over an lru_cache"
+    if not hasattr(cached, "cache_info"):
+        return "Strip.render_ansi's cache has no cache_info()"
+    if tuple(inspect.signature(compute).parameters) != ("cls", "style", "color_system"):
+        return f"Strip.render_ansi takes {tuple(inspect.signature(compute).parameters)}"
+    # The codes must be remembered on the style itself for a style with a meta.
+    if "_ansi" not in compute.__code__.co_names:
+        return "Strip.render_ansi no longer sets Style._ansi"
+    if not {"_meta", "_ansi"} <= set(Style.__slots__):
+        return "rich Style has no _meta/_ansi slots"
+    divide = Strip.__dict__.get("divide")
+    if divide is None or tuple(inspect.signature(divide).parameters) != ("self", "cuts"):
+        return "Strip.divide is not divide(self, cuts)"
+    return None
 
 
 def install() -> None:

@@ -10,6 +10,12 @@ block whose lines all fit (ASCII, printable) goes from tokens straight to padded
 segments, the same segments with the same styles Rich ends up with: a styled token is
 a segment of its own, unstyled text runs together, the padding to the width is plain.
 Anything else goes Rich's way, a line that fits still spared the wrapping.
+
+Touches: `rich.syntax.Syntax`'s private methods and attributes (`_get_base_style`,
+`_process_code`, `_stylized_ranges`, `_theme`), and re-implements its `__rich_console__`
+and `_get_syntax`. `check()` compares those two methods' sources with the ones this was
+written from (digests) and looks for the rest; refused, fences are Rich's own `Syntax`.
+tests/test_answer_syntax.py holds the segments equal to Rich's.
 """
 
 from __future__ import annotations
@@ -24,12 +30,43 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax, SyntaxTheme
 
+# Digests of the sources of the Syntax methods re-implemented here, as written from.
+WRITTEN_FROM = {"__rich_console__": "7a1ecd7c2560926a", "_get_syntax": "f4556a3e5ac84fb1"}
+
+
+def check() -> str | None:
+    import hashlib
+    import inspect
+
+    for name, expected in WRITTEN_FROM.items():
+        source = inspect.getsource(getattr(Syntax, name))
+        digest = hashlib.sha256(source.encode()).hexdigest()[:16]
+        if digest != expected:
+            return f"rich Syntax.{name} changed (source {digest}, not {expected})"
+    for name, parameters in (("_process_code", ("self", "code")), ("_get_base_style", ("self",))):
+        found = tuple(inspect.signature(getattr(Syntax, name)).parameters)
+        if found != parameters:
+            return f"rich Syntax.{name} takes {found}"
+    probe = Syntax("x", "text")
+    for attribute in ("_stylized_ranges", "_theme", "padding", "lexer", "default_lexer"):
+        if not hasattr(probe, attribute):
+            return f"rich Syntax has no {attribute}"
+    return None
+
 
 class AnswerSyntax(Syntax):
     """Syntax with word wrap and (0, 1) padding, as an answer's code is drawn."""
 
-    def __init__(self, code: str, lexer: Lexer, *, theme: str, padding: tuple[int, int]) -> None:
-        super().__init__(code, lexer, theme=_theme(theme), word_wrap=True, padding=padding)
+    def __init__(
+        self,
+        code: str,
+        lexer: Lexer,
+        *,
+        theme: str,
+        padding: tuple[int, int],
+        word_wrap: bool = True,
+    ) -> None:
+        super().__init__(code, lexer, theme=_theme(theme), word_wrap=word_wrap, padding=padding)
         self._theme_name = theme
 
     def _plain(self) -> bool:
