@@ -29,7 +29,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, cast
+from typing import Any, Literal, cast
 
 from ink_tui.control.approval_rules import ASKING_TOOLS, Rule, parse_rule, rule_for
 from ink_tui.core.abort import AbortSignal
@@ -181,8 +181,9 @@ class Approvals:
         self._open[request.request_id] = question
         self._emit(request)
         aborted = asyncio.ensure_future(signal.wait())
+        waiting: set[asyncio.Future[Any]] = {question.future, aborted}
         try:
-            await asyncio.wait({question.future, aborted}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
         except asyncio.CancelledError:
             self._interrupted(question)
             raise
