@@ -10,7 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
-QueueMode = Literal["steer", "follow_up"]
+from ink_tui.core.messages import QueueMode
+
 TakeMode = Literal["all", "one-at-a-time"]
 
 

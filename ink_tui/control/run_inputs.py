@@ -7,10 +7,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ink_tui.control.input_queue import QueueEntry
-from ink_tui.core.messages import UserMessage
+from ink_tui.core.messages import QueueMode, UserMessage
 
-# How `RunController.send_message` delivers an injected message.
-DeliverAs = Literal["steer", "follow_up", "next_turn"]
+# How `RunController.send_message` delivers an injected message: as queued input, or
+# with the next prompt ("next_turn").
+DeliverAs = Literal[QueueMode, "next_turn"]
 
 
 @dataclass(slots=True)

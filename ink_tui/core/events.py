@@ -10,7 +10,14 @@ from dataclasses import dataclass, field, fields
 from reprlib import recursive_repr
 from typing import Any, ClassVar, Literal
 
-from ink_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, Usage, UserKind
+from ink_tui.core.messages import (
+    AssistantMessage,
+    QueueMode,
+    ToolCall,
+    ToolResultMessage,
+    Usage,
+    UserKind,
+)
 from ink_tui.core.tool_api import ToolResult
 
 RunStopReason = Literal["completed", "aborted", "max_iterations"]
@@ -206,7 +213,7 @@ class QueueEntryView:
 
     id: int
     text: str
-    mode: Literal["steer", "follow_up"]
+    mode: QueueMode
     shell: bool
     # "user", or the name of the extension that queued it (shown as its badge).
     source: str = "user"

@@ -9,7 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-UserKind = Literal["prompt", "steer", "follow_up"]
+# How queued input joins a run: at the next step ("steer") or when the run would end
+# ("follow_up"). The queue, the controller, the API, RPC and the public events all use this.
+QueueMode = Literal["steer", "follow_up"]
+# How a user message entered the history: the prompt that started the run, or queued input.
+UserKind = Literal["prompt", QueueMode]
 
 
 @dataclass(slots=True)

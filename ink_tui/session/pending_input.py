@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, get_args
 
-from ink_tui.control.input_queue import QueueMode
+from ink_tui.core.messages import QueueMode
 from ink_tui.session.atomic_file import remove_file, write_atomic
 from ink_tui.session.json_safe import to_json_bytes
 from ink_tui.session.store_paths import pending_input_path

@@ -21,8 +21,8 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ink_tui.control.bus import EventBus
-from ink_tui.control.input_queue import QueueMode
 from ink_tui.core.events import Event, QueueEntryView, QueueUpdate
+from ink_tui.core.messages import QueueMode
 from ink_tui.ui.widgets.queue_row import QueueRow, RowAction, place_rows, row_at
 
 # "key what" pairs: the App's Alt+Up pulls the queue back while the list is not focused.
