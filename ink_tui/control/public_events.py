@@ -40,9 +40,18 @@ keep them whole.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import replace
 from typing import Any
 
+from ink_tui.control import public_event_types as pub
+from ink_tui.control.public_event_types import (
+    PROTOCOL_VERSION,
+    PUBLIC_EVENT_TYPES,
+    EndReason,
+    HistoryMessage,
+    PublicEvent,
+    PublicState,
+)
 from ink_tui.core.events import (
     ApprovalRequest,
     ApprovalResolved,
@@ -80,42 +89,21 @@ from ink_tui.core.messages import (
 )
 from ink_tui.core.tool_summary import summary_line
 
-PROTOCOL_VERSION = 1
-
-PublicEvent = dict[str, Any]
-
-# Every public event type, in the order docs/events.md describes them.
-PUBLIC_EVENT_TYPES = (
-    "agent_start",
-    "turn_start",
-    "user_message",
-    "message_update",
-    "message_end",
-    "tool_execution_start",
-    "tool_execution_running",
-    "tool_execution_settled",
-    "tool_execution_end",
-    "turn_end",
-    "queue_update",
-    "auto_retry_start",
-    "auto_retry_end",
-    "agent_end",
-    "state_change",
-    "agent_settled",
-    "input_restored",
-    "server_waiting",
-    "jobs_update",
-    "approval_request",
-    "approval_resolved",
-    "compaction_start",
-    "compaction_end",
-    "error",
-    "extension_error",
-    "notice",
-)
+# The types live in public_event_types; these names are kept here for importers.
+__all__ = [
+    "PROTOCOL_VERSION",
+    "PUBLIC_EVENT_TYPES",
+    "HistoryMessage",
+    "PublicEvent",
+    "PublicProjection",
+    "history_dict",
+    "message_dict",
+    "queue_entries",
+    "usage_dict",
+]
 
 
-def queue_entries(entries: list[QueueEntryView]) -> list[dict[str, Any]]:
+def queue_entries(entries: list[QueueEntryView]) -> list[pub.QueueEntryInfo]:
     return [
         {
             "id": e.id,
@@ -129,11 +117,16 @@ def queue_entries(entries: list[QueueEntryView]) -> list[dict[str, Any]]:
     ]
 
 
-def usage_dict(usage: Usage) -> dict[str, int]:
-    return asdict(usage)
+def usage_dict(usage: Usage) -> pub.UsageInfo:
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "reasoning_tokens": usage.reasoning_tokens,
+        "cached_tokens": usage.cached_tokens,
+    }
 
 
-def message_dict(message: AssistantMessage) -> dict[str, Any]:
+def message_dict(message: AssistantMessage) -> pub.AssistantMessageInfo:
     return {
         "role": "assistant",
         "text": message.text,
@@ -145,15 +138,15 @@ def message_dict(message: AssistantMessage) -> dict[str, Any]:
     }
 
 
-def call_dict(call: ToolCall) -> dict[str, Any]:
+def call_dict(call: ToolCall) -> pub.AssistantToolCall:
     return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
-def history_dict(message: Message) -> dict[str, Any]:
+def history_dict(message: Message) -> HistoryMessage:
     """One message of the conversation as the model has it."""
     match message:
         case UserMessage():
-            user: dict[str, Any] = {
+            user: pub.UserMessageInfo = {
                 "role": "user",
                 "kind": message.kind,
                 "content": message.content,
@@ -195,52 +188,70 @@ class PublicProjection:
         self.seq = 0
         self._redact_call = redact_call or (lambda call: call.arguments)
         self._redact_text = redact_text or (lambda text: text)
-        self.state = "idle"
-        self._retrying: dict[str, Any] | None = None
-        self._last_end: dict[str, Any] | None = None
-        self._restored: list[dict[str, Any]] = []
+        self.state: PublicState = "idle"
+        # The attempt that failed and is being retried (its auto_retry_end is to come).
+        self._retrying: int | None = None
+        # How the last run ended (stop reason, error), for agent_settled.
+        self._last_end: tuple[EndReason, str | None] | None = None
+        # What the settle of an aborted or failed run handed back (text, count).
+        self._restored: list[tuple[str, int]] = []
+
+    def _head(self, run_id: str | None) -> pub.Envelope:
+        """The next event's envelope: each call takes the next `seq`."""
+        self.seq += 1
+        return {
+            "v": PROTOCOL_VERSION,
+            "session_id": self.session_id,
+            "seq": self.seq,
+            "run_id": run_id,
+        }
 
     def project(self, event: Event) -> list[PublicEvent]:
         out: list[PublicEvent] = []
+        emit = out.append
         run_id = event.run_id
 
-        def emit(public_type: str, /, **data: Any) -> None:
-            self.seq += 1
-            out.append(
-                {
-                    "type": public_type,
-                    "v": PROTOCOL_VERSION,
-                    "session_id": self.session_id,
-                    "seq": self.seq,
-                    "run_id": run_id,
-                    **data,
-                }
-            )
+        def head() -> pub.Envelope:
+            return self._head(run_id)
 
         if self._retrying is not None and _is_sign_of_life(event):
-            emit("auto_retry_end", success=True, attempt=self._retrying["attempt"] + 1)
+            attempt = self._retrying + 1
+            emit(
+                pub.AutoRetryEndEvent(
+                    type="auto_retry_end", **head(), success=True, attempt=attempt
+                )
+            )
             self._retrying = None
         text = self._redact_text
         match event:
             case RunStart():
                 self._last_end = None
-                emit("agent_start", kind=event.kind, prompt=text(event.prompt))
+                emit(
+                    pub.AgentStartEvent(
+                        type="agent_start", **head(), kind=event.kind, prompt=text(event.prompt)
+                    )
+                )
             case TurnStart():
-                emit("turn_start", turn=event.turn)
+                emit(pub.TurnStartEvent(type="turn_start", **head(), turn=event.turn))
             case TurnEnd():
-                emit("turn_end", turn=event.turn)
+                emit(pub.TurnEndEvent(type="turn_end", **head(), turn=event.turn))
             case UserMessageEvent():
                 emit(
-                    "user_message",
-                    text=text(event.text),
-                    kind=event.kind,
-                    source=event.source or "user",
-                    custom_type=event.custom_type,
+                    pub.UserMessageEvent(
+                        type="user_message",
+                        **head(),
+                        text=text(event.text),
+                        kind=event.kind,
+                        source=event.source or "user",
+                        custom_type=event.custom_type,
+                    )
                 )
             case TextDelta():
-                emit("message_update", delta={"type": "text", "text": text(event.text)})
+                delta: pub.TextDeltaInfo = {"type": "text", "text": text(event.text)}
+                emit(pub.MessageUpdateEvent(type="message_update", **head(), delta=delta))
             case ThinkingDelta():
-                emit("message_update", delta={"type": "thinking", "text": text(event.text)})
+                delta = {"type": "thinking", "text": text(event.text)}
+                emit(pub.MessageUpdateEvent(type="message_update", **head(), delta=delta))
             case MessageEnd():
                 message = message_dict(event.message)
                 message["text"] = text(message["text"])
@@ -248,166 +259,263 @@ class PublicProjection:
                     {**call_dict(c), "arguments": self._redact_call(c)}
                     for c in event.message.tool_calls
                 ]
-                emit("message_end", message=message)
+                emit(pub.MessageEndEvent(type="message_end", **head(), message=message))
             case ToolStart():
                 emit(
-                    "tool_execution_start",
-                    call_id=event.call.id,
-                    tool_name=event.call.name,
-                    arguments=self._redact_call(event.call),
-                    concurrent=event.concurrent,
+                    pub.ToolExecutionStartEvent(
+                        type="tool_execution_start",
+                        **head(),
+                        call_id=event.call.id,
+                        tool_name=event.call.name,
+                        arguments=self._redact_call(event.call),
+                        concurrent=event.concurrent,
+                    )
                 )
             case ToolRunning():
-                emit("tool_execution_running", call_id=event.call_id)
+                emit(
+                    pub.ToolExecutionRunningEvent(
+                        type="tool_execution_running", **head(), call_id=event.call_id
+                    )
+                )
             case ToolSettled():
                 emit(
-                    "tool_execution_settled",
-                    call_id=event.call_id,
-                    is_error=event.result.is_error,
-                    duration_s=round(event.duration_s, 3),
+                    pub.ToolExecutionSettledEvent(
+                        type="tool_execution_settled",
+                        **head(),
+                        call_id=event.call_id,
+                        is_error=event.result.is_error,
+                        duration_s=round(event.duration_s, 3),
+                    )
                 )
             case ToolEnd():
                 shown_call = replace(event.call, arguments=self._redact_call(event.call))
                 emit(
-                    "tool_execution_end",
-                    call_id=event.call.id,
-                    tool_name=event.call.name,
-                    is_error=event.result.is_error,
-                    content=text(event.message.content),
-                    # From the shown arguments: the summary names the call's main
-                    # argument (a bash command), which a remote front end may withhold.
-                    summary=text(summary_line(shown_call, event.result, event.duration_s)),
-                    duration_s=round(event.duration_s, 3),
+                    pub.ToolExecutionEndEvent(
+                        type="tool_execution_end",
+                        **head(),
+                        call_id=event.call.id,
+                        tool_name=event.call.name,
+                        is_error=event.result.is_error,
+                        content=text(event.message.content),
+                        # From the shown arguments: the summary names the call's main
+                        # argument (a bash command), which a remote front end may withhold.
+                        summary=text(summary_line(shown_call, event.result, event.duration_s)),
+                        duration_s=round(event.duration_s, 3),
+                    )
                 )
             case QueueUpdate():
-                emit("queue_update", entries=queue_entries(event.entries), paused=event.paused)
+                emit(
+                    pub.QueueUpdateEvent(
+                        type="queue_update",
+                        **head(),
+                        entries=queue_entries(event.entries),
+                        paused=event.paused,
+                    )
+                )
             case RunEnd():
                 if self._retrying is not None:
-                    emit("auto_retry_end", success=False, attempt=self._retrying["attempt"] + 1)
+                    attempt = self._retrying + 1
+                    emit(
+                        pub.AutoRetryEndEvent(
+                            type="auto_retry_end", **head(), success=False, attempt=attempt
+                        )
+                    )
                     self._retrying = None
-                stop = event.stop_reason or "failed"
-                self._last_end = {
-                    "stop_reason": stop,
-                    "error": text(event.error) if event.error else None,
-                }
+                stop: EndReason = event.stop_reason or "failed"
+                error = text(event.error) if event.error else None
+                self._last_end = (stop, error)
                 emit(
-                    "agent_end",
-                    will_retry=False,
-                    **self._last_end,
-                    usage=usage_dict(event.usage),
-                    turns=event.turns,
-                    duration_s=round(event.duration_s, 3),
+                    pub.AgentEndEvent(
+                        type="agent_end",
+                        **head(),
+                        will_retry=False,
+                        stop_reason=stop,
+                        error=error,
+                        usage=usage_dict(event.usage),
+                        turns=event.turns,
+                        duration_s=round(event.duration_s, 3),
+                    )
                 )
             case StateChange():
-                self._on_state(event, emit)
+                self._on_state(event, emit, head)
             case InputRestored():
-                restored = {"text": text(event.text), "count": event.count}
+                restored = text(event.text)
                 if self._last_end is not None:
                     # Handed back by the settle of an aborted or failed run.
-                    self._restored.append(restored)
-                emit("input_restored", **restored)
+                    self._restored.append((restored, event.count))
+                emit(
+                    pub.InputRestoredEvent(
+                        type="input_restored", **head(), text=restored, count=event.count
+                    )
+                )
             case ServerWaiting():
                 emit(
-                    "server_waiting",
-                    seconds=round(event.seconds, 1),
-                    limit_s=event.limit_s,
-                    over=event.over,
+                    pub.ServerWaitingEvent(
+                        type="server_waiting",
+                        **head(),
+                        seconds=round(event.seconds, 1),
+                        limit_s=event.limit_s,
+                        over=event.over,
+                    )
                 )
             case JobsUpdate():
-                emit("jobs_update", jobs=[asdict(job) for job in event.jobs])
+                jobs: list[pub.JobInfo] = [
+                    {
+                        "number": job.number,
+                        "pid": job.pid,
+                        "argv": job.argv,
+                        "command": job.command,
+                        "call_id": job.call_id,
+                        "started": job.started,
+                    }
+                    for job in event.jobs
+                ]
+                emit(pub.JobsUpdateEvent(type="jobs_update", **head(), jobs=jobs))
             case ApprovalRequest():
                 emit(
-                    "approval_request",
-                    request_id=event.request_id,
-                    call_id=event.call.id,
-                    tool_name=event.call.name,
-                    arguments=self._redact_call(event.call),
-                    why=event.why,
-                    rule=event.rule,
-                    path=event.path,
-                    preview=text(event.preview),
-                    preview_note=text(event.preview_note),
-                    decisions=["allow", "session", "always", "deny"]
-                    if event.rule is not None
-                    else ["allow", "deny"],
+                    pub.ApprovalRequestEvent(
+                        type="approval_request",
+                        **head(),
+                        request_id=event.request_id,
+                        call_id=event.call.id,
+                        tool_name=event.call.name,
+                        arguments=self._redact_call(event.call),
+                        why=event.why,
+                        rule=event.rule,
+                        path=event.path,
+                        preview=text(event.preview),
+                        preview_note=text(event.preview_note),
+                        decisions=["allow", "session", "always", "deny"]
+                        if event.rule is not None
+                        else ["allow", "deny"],
+                    )
                 )
             case ApprovalResolved():
                 emit(
-                    "approval_resolved",
-                    request_id=event.request_id,
-                    call_id=event.call_id,
-                    decision=event.decision,
-                    reason=text(event.reason) if event.reason else None,
-                    by=event.by,
+                    pub.ApprovalResolvedEvent(
+                        type="approval_resolved",
+                        **head(),
+                        request_id=event.request_id,
+                        call_id=event.call_id,
+                        decision=event.decision,
+                        reason=text(event.reason) if event.reason else None,
+                        by=event.by,
+                    )
                 )
             case CompactionStart():
                 emit(
-                    "compaction_start",
-                    reason=event.reason,
-                    tokens_before=event.tokens_before,
-                    context_window=event.context_window,
+                    pub.CompactionStartEvent(
+                        type="compaction_start",
+                        **head(),
+                        reason=event.reason,
+                        tokens_before=event.tokens_before,
+                        context_window=event.context_window,
+                    )
                 )
             case CompactionEnd():
                 emit(
-                    "compaction_end",
-                    reason=event.reason,
-                    done=event.done,
-                    aborted=event.aborted,
-                    error=text(event.error) if event.error else None,
-                    tokens_before=event.tokens_before,
-                    tokens_after=event.tokens_after,
-                    summary=text(event.summary),
-                    first=event.first,
-                    end=event.end,
+                    pub.CompactionEndEvent(
+                        type="compaction_end",
+                        **head(),
+                        reason=event.reason,
+                        done=event.done,
+                        aborted=event.aborted,
+                        error=text(event.error) if event.error else None,
+                        tokens_before=event.tokens_before,
+                        tokens_after=event.tokens_after,
+                        summary=text(event.summary),
+                        first=event.first,
+                        end=event.end,
+                    )
                 )
             case Notice(kind="retry"):
                 data = event.data
                 reason = text(str(data.get("reason", "")))
-                self._retrying = {"attempt": int(data.get("attempt", 0))}
-                emit("agent_end", will_retry=True, stop_reason=None, error=reason)
+                self._retrying = int(data.get("attempt", 0))
+                emit(self._retried_end(run_id, reason))
                 emit(
-                    "auto_retry_start",
-                    attempt=int(data.get("attempt", 0)) + 1,
-                    max_attempts=int(data.get("max_attempts", 0)),
-                    delay_s=round(float(data.get("delay", 0.0)), 3),
-                    reason=reason,
+                    pub.AutoRetryStartEvent(
+                        type="auto_retry_start",
+                        **head(),
+                        attempt=self._retrying + 1,
+                        max_attempts=int(data.get("max_attempts", 0)),
+                        delay_s=round(float(data.get("delay", 0.0)), 3),
+                        reason=reason,
+                    )
                 )
             case Notice(kind="error"):
-                emit("error", message=text(event.text))
+                emit(pub.ErrorEvent(type="error", **head(), message=text(event.text)))
             case Notice(kind="extension_error"):
                 data = event.data
                 emit(
-                    "extension_error",
-                    extension=str(data.get("extension", "")),
-                    event=str(data.get("event", "")),
-                    error=text(str(data.get("error", ""))),
+                    pub.ExtensionErrorEvent(
+                        type="extension_error",
+                        **head(),
+                        extension=str(data.get("extension", "")),
+                        event=str(data.get("event", "")),
+                        error=text(str(data.get("error", ""))),
+                    )
                 )
-                emit("notice", text=text(event.text), level=event.level, kind=event.kind)
+                emit(_notice(event, head(), text))
             case Notice(kind="interrupting"):
                 pass  # a hint for people at a terminal; state_change says "interrupting"
             case Notice():
-                emit("notice", text=text(event.text), level=event.level, kind=event.kind)
+                emit(_notice(event, head(), text))
         return out
 
-    def _on_state(self, event: StateChange, emit: Callable[..., None]) -> None:
-        state = event.state
+    def _retried_end(self, run_id: str | None, reason: str) -> pub.AgentEndEvent:
+        # The envelope spelled out, not unpacked: agent_end has keys a retried attempt
+        # leaves out, which the checker cannot tell are absent from an unpacked one.
+        self.seq += 1
+        return {
+            "type": "agent_end",
+            "v": PROTOCOL_VERSION,
+            "session_id": self.session_id,
+            "seq": self.seq,
+            "run_id": run_id,
+            "will_retry": True,
+            "stop_reason": None,
+            "error": reason,
+        }
+
+    def _on_state(
+        self,
+        event: StateChange,
+        emit: Callable[[PublicEvent], None],
+        head: Callable[[], pub.Envelope],
+    ) -> None:
+        state: PublicState = event.state
         if state == "running" and event.interrupts > 0:
             state = "interrupting"
         was_busy = self.state in ("running", "interrupting")
         if state != self.state:
             self.state = state
-            emit("state_change", state=state, exit_code=event.exit_code)
+            emit(
+                pub.StateChangeEvent(
+                    type="state_change", **head(), state=state, exit_code=event.exit_code
+                )
+            )
         if was_busy and state in ("idle", "exited"):
-            end = self._last_end or {"stop_reason": "aborted", "error": None}
+            stop, error = self._last_end or ("aborted", None)
             restored = self._restored
             self._restored = []
             emit(
-                "agent_settled",
-                **end,
-                restored_text="\n\n".join(r["text"] for r in restored) or None,
-                restored_count=sum(r["count"] for r in restored),
+                pub.AgentSettledEvent(
+                    type="agent_settled",
+                    **head(),
+                    stop_reason=stop,
+                    error=error,
+                    restored_text="\n\n".join(t for t, _ in restored) or None,
+                    restored_count=sum(count for _, count in restored),
+                )
             )
             self._last_end = None
+
+
+def _notice(event: Notice, head: pub.Envelope, text: Callable[[str], str]) -> pub.NoticeEvent:
+    return pub.NoticeEvent(
+        type="notice", **head, text=text(event.text), level=event.level, kind=event.kind
+    )
 
 
 def _is_sign_of_life(event: Event) -> bool:

@@ -11,12 +11,12 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, get_args
 
-from ink_tui.control.public_events import PUBLIC_EVENT_TYPES
+from ink_tui.control.public_event_types import PUBLIC_EVENT_TYPES
+from ink_tui.control.run_inputs import DeliverAs
 
-DeliverAs = Literal["steer", "follow_up", "next_turn"]
-DELIVER_AS: tuple[str, ...] = ("steer", "follow_up", "next_turn")
+DELIVER_AS: tuple[str, ...] = get_args(DeliverAs)
 TOOL_CALL = "tool_call"
 # Every name `ink.on` accepts: the public events, and the check before a tool runs.
 EVENT_NAMES: tuple[str, ...] = (*PUBLIC_EVENT_TYPES, TOOL_CALL)
