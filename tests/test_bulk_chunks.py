@@ -19,6 +19,7 @@ from ink_tui.fastpaths.h11_chunks import (
     read_chunks_directly,
 )
 from ink_tui.providers.lean_transport import LeanHTTPTransport
+from tests.fastpath_helpers import needs_fast_path
 from tests.scripted_server import Reply, ScriptedServer
 
 
@@ -99,6 +100,7 @@ def test_one_read_of_many_chunks_is_one_event() -> None:
     assert seen[-1] == ("end", [])
 
 
+@needs_fast_path("bulk_chunks")
 async def test_the_lean_transport_reads_chunked_bodies_in_bulk(server: ScriptedServer) -> None:
     """httpcore's and h11's attributes that `read_chunks_directly` reaches are still there."""
     pieces = [f"piece {n}\n" for n in range(50)]
@@ -160,6 +162,7 @@ async def _body(url: str, client: httpx.AsyncClient) -> bytes:
         return b"".join([part async for part in response.aiter_raw()])
 
 
+@needs_fast_path("bulk_chunks")
 async def test_a_connection_read_directly_is_reused() -> None:
     server, url = await _raw_server(_HEAD + _chunked([b"one ", b"two"], b"X-Trailer: 1\r\n"))
     transport = LeanHTTPTransport()

@@ -14,6 +14,7 @@ from ink_tui.core.messages import UserMessage
 from ink_tui.core.provider_api import ModelRequest, ReplyDone, TextChunk
 from ink_tui.providers.lean_transport import LeanBackend, LeanHTTPTransport
 from ink_tui.providers.openai_compat import OpenAICompatProvider
+from tests.fastpath_helpers import needs_fast_path
 from tests.scripted_server import Pause, Reply, ScriptedServer, chunk, text_reply
 
 
@@ -28,6 +29,7 @@ async def _text(provider: OpenAICompatProvider) -> str:
     return "".join(parts)
 
 
+@needs_fast_path("lean_transport")
 async def test_http_providers_use_it_and_https_ones_keep_httpx_own() -> None:
     plain = OpenAICompatProvider("http://127.0.0.1:9/v1", "m", None)
     secure = OpenAICompatProvider("https://example.invalid/v1", "m", None)

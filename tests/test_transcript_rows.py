@@ -10,6 +10,7 @@ from rich.style import Style
 from textual.strip import Strip
 
 from ink_tui.ui.widgets.transcript_rows import PlacedRows, placed
+from tests.fastpath_helpers import needs_fast_path
 
 CONSOLE = Console(color_system="truecolor", force_terminal=True, width=80)
 BASE = Style(color="#eeeeee", bgcolor="#101010")
@@ -42,6 +43,7 @@ def test_a_placed_line_is_the_offset_line_on_the_base_style() -> None:
         assert _no_ids(got.render(CONSOLE)) == _no_ids(expected.render(CONSOLE))
 
 
+@needs_fast_path("placed_rows")
 def test_a_placed_line_leaves_no_one_off_sums_in_the_shared_style_cache() -> None:
     strip = line()
     placed(strip, 0, BASE)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual._styles_cache import StylesCache
 from textual.geometry import Region
 
+from ink_tui import fastpaths
 from ink_tui.ui.widgets.transcript import Transcript
 from tests.test_ui_transcript import running
 
@@ -29,7 +30,9 @@ async def test_a_page_scrolled_back_to_is_the_same_strips() -> None:
         transcript.scroll_page_up(animate=False)
         await pilot.pause()
         again = screen_rows(transcript)
-        assert all(a is b for a, b in zip(first, again, strict=True))
+        if fastpaths.enabled("styles_cache") and fastpaths.enabled("placed_rows"):
+            # The very strips: nothing new made for a page drawn lately.
+            assert all(a is b for a, b in zip(first, again, strict=True))
         # What Textual's own cache frames from the same content.
         plain = StylesCache().render_widget(transcript, Region(0, 0, *transcript.size))
         assert again == plain

@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 from textual._xterm_parser import XTermParser
 
+from ink_tui.fastpaths import gc_policy
 from ink_tui.fastpaths.textual_keys import install_alt_enter
 from ink_tui.ui.blocks.answer_block import AnswerBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.widgets.queue_list import QueueList
 from ink_tui.ui.widgets.queue_row import EntryEditor, EntryText
 from ink_tui.ui.widgets.transcript import Transcript
+from tests.fastpath_helpers import needs_fast_path
 from tests.run_helpers import user_texts, wait_gate
 from tests.scripted_server import (
     Gate,
@@ -338,9 +340,11 @@ async def test_folds_expand_and_collapse_one_by_one_and_all_at_once(
         assert blocks[1].expanded
 
 
+@needs_fast_path("gc_policy")
 async def test_ink_freezes_its_start_up_heap_once_started_and_only_when_asked(
-    server: ScriptedServer, workspace: Path
+    server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(gc_policy, "_owned", False)
     before = gc.get_freeze_count()
     app, _ = make_app(server, workspace)
     async with app.run_test(size=SIZE) as pilot:

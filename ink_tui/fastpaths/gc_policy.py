@@ -17,8 +17,9 @@ behind (figures 1, 3 and 4 of benchmarks/README.md). So a process that is ink's 
 
 Only the `ink` command owns the process (`own_process()`): imported as a library, or
 run inside a test, ink leaves the collector alone. Nothing private is touched, but the
-collector is the whole process's, so this is a fast path like the others: switched off
-(`INK_NO_FAST_PATHS=1`), the collector stays as Python has it.
+collector is the whole process's, so this is a fast path like the others (`check()`
+only asks that this Python's gc can freeze): switched off (`INK_NO_FAST_PATHS=1`), the
+collector stays as Python has it.
 """
 
 from __future__ import annotations

@@ -259,8 +259,9 @@ class LeanPool(httpcore.AsyncConnectionPool):
 
     async def handle_async_request(self, request: httpcore.Request) -> httpcore.Response:
         response = await super().handle_async_request(request)
-        if _read_chunks_directly is not None:
-            _read_chunks_directly(response)
+        read_directly = _direct_reader()
+        if read_directly is not None:
+            read_directly(response)
         return response
 
 
@@ -280,18 +281,18 @@ class LeanHTTPTransport(httpx.AsyncHTTPTransport):
 
 def lean_transport(base_url: str) -> httpx.AsyncBaseTransport | None:
     """The transport for a provider at `base_url`: lean for http, None (httpx's own) else."""
-    global _read_chunks_directly
     if not base_url.lower().startswith("http://") or not fastpaths.enabled("lean_transport"):
         return None
-    if _read_chunks_directly is None and fastpaths.enabled("bulk_chunks"):
-        from ink_tui.fastpaths.h11_chunks import read_chunks_directly
-
-        _read_chunks_directly = read_chunks_directly
     return LeanHTTPTransport()
 
 
-# Set by the first lean transport when the `bulk_chunks` fast path is on.
-_read_chunks_directly: Callable[[Any], bool] | None = None
+def _direct_reader() -> Callable[[Any], bool] | None:
+    """The `bulk_chunks` fast path's reader, where it is on."""
+    if not fastpaths.enabled("bulk_chunks"):
+        return None
+    from ink_tui.fastpaths.h11_chunks import read_chunks_directly
+
+    return read_chunks_directly
 
 
 def _time_out(future: asyncio.Future[None]) -> None:
