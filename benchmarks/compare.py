@@ -34,7 +34,8 @@ def side_by_side(reports: list[dict[str, Any]]) -> str:
     """A markdown table: a line per row of the first report, a column per run."""
     by_run = [{_key(row): row for row in report["rows"]} for report in reports]
     heads = [
-        f"run {i} ({report['meta'].get('commit') or '?'})" for i, report in enumerate(reports, 1)
+        f"run {i} ({report['meta'].get('commit') or '?'}{_switch(report)})"
+        for i, report in enumerate(reports, 1)
     ]
     lines = [["#", "figure", "target", *heads, "held on all"]]
     for row in reports[0]["rows"]:
@@ -54,6 +55,11 @@ def side_by_side(reports: list[dict[str, Any]]) -> str:
         if index == 0:
             out.append("| " + " | ".join("-" * w for w in widths) + " |")
     return "\n".join(out)
+
+
+def _switch(report: dict[str, Any]) -> str:
+    off = report["meta"].get("fast_paths_off", "")
+    return f", INK_NO_FAST_PATHS={off}" if off and off != "0" else ""
 
 
 def all_held(reports: list[dict[str, Any]]) -> bool:

@@ -176,6 +176,8 @@ def run_all(
             "commit": _git("rev-parse", "--short", "HEAD"),
             "dirty": bool(_git("status", "--porcelain")),
             "command": command,
+            # Which of ink's fast paths the measured processes had off (they inherit it).
+            "fast_paths_off": os.environ.get("INK_NO_FAST_PATHS", ""),
         },
         "rows": rows,
         "figures": results,
