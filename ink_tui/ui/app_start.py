@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from ink_tui.control.bus import EventBus
     from ink_tui.control.controller import RunController
-    from ink_tui.control.input_queue import QueueMode
+    from ink_tui.core.messages import QueueMode
     from ink_tui.session.session_reader import LoadedSession
     from ink_tui.ui.app_host import StartHost
 

@@ -34,8 +34,8 @@ from ink_tui.fastpaths import install_key_fixes
 from ink_tui.ui.input_history import InputHistory
 
 if TYPE_CHECKING:
-    # A name for two strings: the input queue's module is not needed to draw the box.
-    from ink_tui.control.input_queue import QueueMode
+    # A name for two strings, for annotations only.
+    from ink_tui.core.messages import QueueMode
 
 MAX_VISIBLE_ROWS = 8
 
