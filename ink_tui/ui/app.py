@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, ClassVar, cast
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.screen import Screen
 
 from ink_tui.control.bus import EventBus
 from ink_tui.fastpaths import install_app_patches
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     # For annotations only: the controller module imports the agent loop, which the
     # first frame does not need (make_controller imports it after that frame).
     from textual.command import Provider
-    from textual.screen import Screen
 
     from ink_tui.control.controller import RunController
     from ink_tui.core.events import Event, InputRestored, StateChange
@@ -54,6 +54,18 @@ if TYPE_CHECKING:
     from ink_tui.ui.slash_commands import RunSlashCommand, SlashCommand
     from ink_tui.ui.widgets.approval_question import ApprovalQuestion
     from ink_tui.ui.widgets.queue_list import QueueList
+
+
+class _MainScreen(Screen[object]):
+    """The app's first screen, as Textual's default one but for its focus.
+
+    The input has the focus from the first frame on. Left to the app's "*", the
+    transcript (first in order) took it, then `on_mount` moved it to the input: two
+    restylings of both, and of the input's dozen component classes, before the first
+    frame. Only this screen: pushed ones keep the app's "*".
+    """
+
+    AUTO_FOCUS = "#prompt"
 
 
 def _slash_command_provider() -> type[Provider]:
@@ -141,13 +153,7 @@ class InkApp(App[None]):
         return AppExtensions(self, source() if callable(source) else source)
 
     def get_default_screen(self) -> Screen[object]:
-        screen = super().get_default_screen()
-        # The input has the focus from the first frame on. Left to the app's "*", the
-        # transcript (first in order) took it, then `on_mount` moved it to the input:
-        # two restylings of both, and of the input's dozen component classes, before
-        # the first frame. Only this screen: pushed ones keep the app's "*".
-        screen.AUTO_FOCUS = "#prompt"
-        return screen
+        return _MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         # What the first frame shows (with a resumed session's end, `AppStart.preview`).

@@ -437,13 +437,15 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
             self._frame = None
         streaming, self._dirty = self._dirty, {}
         for block in streaming:
-            # An answer takes in what fits a few ms of drawing; the rest waits a frame,
-            # so keys typed meanwhile are not held up behind a long burst of markdown.
-            answer = isinstance(block, AnswerBlock)
-            if block.flush(ANSWER_BUDGET_S) if answer else block.flush():
+            if isinstance(block, AnswerBlock):
+                # An answer takes in what fits a few ms of drawing; the rest waits a frame,
+                # so keys typed meanwhile are not held up behind a long burst of markdown.
+                if block.flush(ANSWER_BUDGET_S):
+                    self._changed_quietly(block)
+                if block.waiting:
+                    self._dirty[block] = None
+            elif block.flush():
                 self._changed_quietly(block)
-            if answer and block.waiting:
-                self._dirty[block] = None
         content = self.scrollable_content_region
         if content.width <= 0 or not self.is_attached:
             return
