@@ -175,7 +175,7 @@ class ExtensionHost:
         quiet = isinstance(event, Notice) and event.kind == ERROR_KIND
         for public in publics:
             for extension, handler in tuple(self._handlers.get(public["type"], ())):
-                self._soon(extension, public["type"], handler, dict(public), quiet)
+                self._soon(extension, public["type"], handler, public.copy(), quiet)
 
     def _soon(
         self, extension: str, what: str, handler: Handler, arg: PublicEvent, quiet: bool

@@ -14,6 +14,7 @@ from ink_tui.api.session import QueueEntryGone, SessionBusy
 
 if TYPE_CHECKING:
     from ink_tui.api.session import AgentSession
+    from ink_tui.control.public_event_types import ToolExecutionEndEvent
 
 
 class CommandError(Exception):
@@ -123,7 +124,7 @@ async def bash(host: SessionHost, command: dict[str, Any]) -> Any:
     if session.is_busy:
         entry = session.steer(line)
         return {"queued": asdict(entry) if entry is not None else None}
-    outputs: list[dict[str, Any]] = []
+    outputs: list[ToolExecutionEndEvent] = []
     unsubscribe = session.subscribe(
         lambda e: outputs.append(e) if e["type"] == "tool_execution_end" else None
     )
