@@ -27,11 +27,12 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-PROTOCOL_VERSION = 1
+from ink_tui.control.public_event_types import PROTOCOL_VERSION, ReplayGapEvent
+
 BUFFER_CAPACITY = 5000
 LISTENER_LIMIT = 20000
 MERGE_WINDOW_S = 0.016
@@ -50,7 +51,7 @@ class Listener:
 
     after: int
     backlog: list[Frame]
-    gap: dict[str, Any] | None = None
+    gap: ReplayGapEvent | None = None
     pending: deque[Frame] = field(default_factory=deque)
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     overflowed: bool = False
@@ -119,7 +120,7 @@ class EventLog:
             listener.close()
         self._listeners.clear()
 
-    def _gap(self, after: int, oldest: int) -> dict[str, Any]:
+    def _gap(self, after: int, oldest: int) -> ReplayGapEvent:
         return {
             "type": "replay_gap",
             "v": PROTOCOL_VERSION,
@@ -131,7 +132,7 @@ class EventLog:
         }
 
 
-def encode(seq: int, kind: str, event: dict[str, Any]) -> bytes:
+def encode(seq: int, kind: str, event: Mapping[str, Any]) -> bytes:
     # Compact JSON holds no newline (they are escaped inside strings): one data line.
     data = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
     return f"id: {seq}\nevent: {kind}\ndata: {data}\n\n".encode()
