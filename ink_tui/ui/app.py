@@ -30,7 +30,7 @@ from ink_tui.control.bus import EventBus
 from ink_tui.fastpaths import install_app_patches
 from ink_tui.ui.app_start import AppStart, MakeController
 from ink_tui.ui.startup import AppSessions, SessionPlan
-from ink_tui.ui.widgets.hint_row import HintRow
+from ink_tui.ui.widgets.hint_row import HintRow, key_label
 from ink_tui.ui.widgets.prompt_input import PromptInput, placeholder_for
 from ink_tui.ui.widgets.status_bar import StatusBar
 from ink_tui.ui.widgets.too_small import TooSmall, check_size
@@ -89,6 +89,8 @@ class InkApp(App[None]):
         Binding("ctrl+t", "toggle_thinking", "Thinking", id="toggle_thinking"),
         Binding("ctrl+o", "toggle_folds", "Folds", id="toggle_folds"),
         Binding("ctrl+q", "focus_queue", "Queue", id="focus_queue"),
+        # Never a typed character, never in a paste: the deliberate way to an answer.
+        Binding("ctrl+g", "focus_approval", "Answer", id="focus_approval"),
     ]
 
     def __init__(
@@ -167,7 +169,7 @@ class InkApp(App[None]):
         if preview is not None:
             yield preview
         yield PromptInput(id="prompt")
-        yield HintRow(self.bus)
+        yield HintRow(self.bus, answer_key=self.answer_key)
         yield StatusBar(
             self.bus, model_label=self.model_label, is_demo=self.is_demo, workspace=self.workspace
         )
@@ -182,6 +184,12 @@ class InkApp(App[None]):
         self.call_after_refresh(self._after_first_frame)
 
     def _after_first_frame(self) -> None:
+        screens = self.screen_stack
+        if not screens or not screens[0].is_attached:
+            # Left already: a /quit or double Ctrl+C read with the first frame, before
+            # this callback (on a busy machine). The screen is gone; mounting on it
+            # would crash the exit (status 1).
+            return
         # A resumed session's end is drawn first; the completion menu can wait for it.
         self.start.begin(then=self._mount_completion)
 
@@ -204,7 +212,7 @@ class InkApp(App[None]):
 
         self.screen_stack[0].mount(
             ActivityPanel(self.bus),
-            ApprovalQuestion(self.bus),
+            ApprovalQuestion(self.bus, answer_key=self.answer_key),
             QueueList(self.bus),
             before=self.query_one("CompletionMenu"),
         )
@@ -238,6 +246,12 @@ class InkApp(App[None]):
     @property
     def prompt(self) -> PromptInput:
         return self.query_one(PromptInput)
+
+    @property
+    def answer_key(self) -> str:
+        """The key that moves the focus to an approval question, as shown ("Ctrl+G")."""
+        keys = self.config.key_bindings.get("focus_approval") if self.config else None
+        return key_label(keys or "ctrl+g")
 
     # The extensions, as commands, completion and the palette read them.
 
@@ -328,16 +342,19 @@ class InkApp(App[None]):
         if self.controller is not None:
             self.controller.answer_approval(message.request_id, message.decision, message.reason)
 
-    def action_focus_next(self) -> None:
-        # Tab in the input goes to an open approval question first.
+    def action_focus_approval(self) -> None:
+        """Ctrl+G: to the open approval question, or from it back to the input. Tab does
+        not go there: a paste without bracketed paste can hold a tab."""
         from ink_tui.ui.widgets.approval_question import ApprovalQuestion
 
         # (Not mounted yet while a resumed session's end is being drawn.)
         for question in self.query(ApprovalQuestion):
-            if question.is_open and self.prompt.has_focus:
-                question.focus()
+            if question.answering:
+                question.leave()
                 return
-        super().action_focus_next()
+            if question.summon():
+                return
+        self.query_one(HintRow).flash("No question to answer.")
 
     # -- queue list -----------------------------------------------------------------
 
