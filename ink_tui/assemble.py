@@ -72,15 +72,16 @@ def assemble_controller(
     from ink_tui.session.context_files import find_context_files
     from ink_tui.session.system_prompt import build_system_prompt
     from ink_tui.tools import default_tools
-    from ink_tui.tools.job_exit import exit_hook, guard_exit
+    from ink_tui.tools.jobs import JobTable
     from ink_tui.tools.output_files import prune_outputs
 
-    # Before any command can run: ink becomes a subreaper, and every way out stops what
-    # commands left running (see tools/job_exit.py).
-    guard_exit()
+    # This session's commands and what they leave running. Nothing process-wide is set
+    # up here: the `ink` command installs its exit guard itself (tools/job_exit.py).
+    jobs = JobTable()
     tools = default_tools(
         hide_env=settings.hide_env if settings else (),
         pass_env=settings.pass_env if settings else (),
+        jobs=jobs,
     )
     controller = RunController(
         provider=make_provider(config, workspace),
@@ -98,6 +99,8 @@ def assemble_controller(
     controller.approvals.save_rule = partial(_save_rule, workspace)
     # Cut outputs' files: atexit removes them, but not on the way out through os._exit.
     controller.exit_hooks.append(prune_outputs)
-    controller.exit_hooks.append(exit_hook)
-    controller.bus.subscribe(JobsWatcher(controller.bus))
+    # /quit, a double Ctrl+C: what this session's commands left running goes too.
+    controller.exit_hooks.append(jobs.stop_everything)
+    controller.jobs = JobsWatcher(controller.bus, jobs)
+    controller.bus.subscribe(controller.jobs)
     return controller

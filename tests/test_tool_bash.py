@@ -10,9 +10,19 @@ import pytest
 
 from ink_tui.core.tool_api import ToolLimits, ToolResult
 from ink_tui.tools.bash import BashTool
+from ink_tui.tools.orphans import adopt_orphans
 from ink_tui.tools.output_capture import TailCapture
 from ink_tui.tools.process_group import group_alive
 from tests.tool_fixtures import group_exists, make_ctx, make_ctx_with_abort
+
+
+@pytest.fixture(autouse=True)
+def reaper() -> None:
+    # As the `ink` command is (tools/job_exit.py): a subreaper, so the orphans of a
+    # killed group are this process's to reap and not even zombies are left (some
+    # containers run a PID 1 that never reaps). A program that embeds ink without the
+    # guard still gets no live process left (test_process_state.py).
+    adopt_orphans()
 
 
 @pytest.fixture(autouse=True)

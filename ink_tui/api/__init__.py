@@ -4,8 +4,13 @@ from ink_tui import AgentSession
 
 async with AgentSession.open("path/to/project") as session:
     result = await session.prompt("add a test for total()")
+
+Importing it and opening sessions change no process-wide state (signal handlers,
+environment, subreaper bit); `install_process_guards()` opts in to what the `ink`
+command sets up (see process_guards.py).
 """
 
+from ink_tui.api.process_guards import install_process_guards
 from ink_tui.api.session import (
     AgentSession,
     PromptResult,
@@ -24,4 +29,5 @@ __all__ = [
     "QueuedInput",
     "SessionBusy",
     "SyncAgentSession",
+    "install_process_guards",
 ]

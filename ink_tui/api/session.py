@@ -20,6 +20,13 @@ What it promises a caller (the run-control contract, seen from outside):
   its folder is trusted or `trust_extensions=True` (a program is never asked; what was
   skipped is in `warnings`). Their commands: `commands`, `run_command`.
 
+- Processes: each session owns its commands and what they leave running (its
+  `jobs_update` events list only its own); `aclose()` stops all of it. Nothing
+  process-wide is touched (no signal handler, environment variable or subreaper bit):
+  `ink_tui.api.install_process_guards()` opts in to the `ink` command's guards, which
+  also catch orphans that cleared their environment and a program that exits without
+  closing its sessions (see api/process_guards.py).
+
 The session is recorded like the TUI's (same JSONL store), so `ink -c` opens it.
 """
 
@@ -460,7 +467,8 @@ class AgentSession:
             raise RuntimeError("this session is closed")
 
     async def aclose(self) -> None:
-        """Abort anything running, wait for it to settle, close the session file."""
+        """Abort anything running, wait for it to settle, stop what the session's commands
+        left running, close the session file."""
         if self._closed:
             return
         if self.is_busy:
@@ -469,6 +477,9 @@ class AgentSession:
         if self.extensions is not None:
             self.extensions.close()
         await self.controller.aclose()
+        if self.controller.jobs is not None:
+            # Its jobs belong to it: a server's other sessions keep theirs.
+            await self.controller.jobs.aclose()
         self._unsubscribe_bus()
         for close in self._closers:
             close()

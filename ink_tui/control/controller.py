@@ -30,7 +30,7 @@ import logging
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ink_tui.control.approvals import AnswerError, Approvals
 from ink_tui.control.bus import EventBus
@@ -62,6 +62,9 @@ from ink_tui.core.loop import AgentLoop, LoopResult
 from ink_tui.core.messages import Message, UserMessage
 from ink_tui.core.provider_api import Provider
 from ink_tui.core.tool_api import BeforeTool, Tool, ToolContext
+
+if TYPE_CHECKING:
+    from ink_tui.control.jobs import JobsWatcher
 
 # Where the pieces live: `settling` ends runs and restores or keeps the queue,
 # `run_inputs` turns queued entries and injected messages into what a run starts from,
@@ -98,6 +101,9 @@ class RunController:
         spawn: Spawn | None = None,
     ) -> None:
         self.provider = provider
+        # This session's commands and what they left running: the bash tool's table and
+        # its watcher (set by assemble_controller; None for a bare controller).
+        self.jobs: JobsWatcher | None = None
         self.tools = list(tools)
         self.workspace = workspace
         self.system_prompt = system_prompt

@@ -3,16 +3,19 @@
 ink_tui/tools/jobs.py finds the processes a command left running; this is what a front
 end talks to:
 
-- `JobsWatcher`, subscribed to a controller's bus (by assemble_controller), tells the
-  tool layer which call starts a command (the call a job is listed under), looks for
-  jobs when a bash call ends and then once a second while any are left (they may end on
-  their own), and publishes `JobsUpdate`, the whole list, whenever it changes. A front
-  end only subscribes; it never polls.
-- `list_jobs()` and `stop_jobs(argument)` back a `/jobs` command. Looking at /proc and
-  waiting for processes to stop happen on a thread, never on the caller's event loop.
+- `JobsWatcher`, subscribed to a controller's bus (by assemble_controller) with the
+  controller's own `JobTable`, tells the tool layer which call starts a command (the
+  call a job is listed under), looks for jobs when a bash call ends and then once a
+  second while any are left (they may end on their own), and publishes `JobsUpdate`, the
+  whole list of this session's jobs, whenever it changes. A front end only subscribes;
+  it never polls.
+- `list_jobs(table)` and `stop_jobs(table, argument)` back a `/jobs` command. Looking at
+  /proc and waiting for processes to stop happen on a thread, never on the caller's
+  event loop.
 
 Jobs are not stopped when their command completes (a server the user asked for should
-keep serving); they are stopped on request or when ink exits (tools/job_exit.py).
+keep serving); they are stopped on request, when their session closes or exits, or when
+ink exits (tools/job_exit.py).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from ink_tui.core.events import Event, JobsUpdate, JobView, StateChange, ToolEnd
 from ink_tui.tools import jobs as found
 
 POLL_S = 1.0
+NO_JOBS_TO_STOP = "No background jobs are running."
 
 
 def view(job: found.Job) -> JobView:
@@ -39,17 +43,19 @@ def view(job: found.Job) -> JobView:
 
 
 class JobsWatcher:
-    """`bus.subscribe(JobsWatcher(bus))`: publishes `JobsUpdate` when the jobs change."""
+    """`bus.subscribe(JobsWatcher(bus, table))`: publishes `JobsUpdate` when the jobs of
+    `table` (the session's) change. The controller holds it as `jobs`."""
 
-    def __init__(self, bus: EventBus) -> None:
+    def __init__(self, bus: EventBus, table: found.JobTable) -> None:
         self._bus = bus
+        self.table = table
         self._loop: asyncio.AbstractEventLoop | None = None
         with contextlib.suppress(RuntimeError):
             self._loop = asyncio.get_running_loop()
         self._poller: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._closed = False
-        found.on_change(self._changed)
+        table.on_change(self._changed)
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, ToolStart) and event.call.name == "bash":
@@ -75,11 +81,22 @@ class JobsWatcher:
     async def _poll(self) -> None:
         while not self._closed:
             self._wake.clear()
-            left = await asyncio.to_thread(found.scan_jobs)
+            left = await asyncio.to_thread(self.table.scan_jobs)
             if not left:
                 return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), POLL_S)
+
+    async def aclose(self) -> None:
+        """The session closes: stop looking, then stop what its commands left running
+        (only its own: other sessions of the process keep theirs)."""
+        self._closed = True
+        poller, self._poller = self._poller, None
+        if poller is not None and not poller.done():
+            poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await poller
+        await asyncio.to_thread(self.table.stop_everything)
 
     def _changed(self, jobs: list[found.Job]) -> None:
         """From tools/jobs.py, on any thread."""
@@ -91,9 +108,9 @@ class JobsWatcher:
             loop.call_soon_threadsafe(self._bus.publish, JobsUpdate(jobs=views))
 
 
-async def list_jobs() -> list[JobView]:
-    """The jobs now (a fresh look, so one that just ended is not listed)."""
-    return [view(job) for job in await asyncio.to_thread(found.scan_jobs)]
+async def list_jobs(table: found.JobTable) -> list[JobView]:
+    """The session's jobs now (a fresh look, so one that just ended is not listed)."""
+    return [view(job) for job in await asyncio.to_thread(table.scan_jobs)]
 
 
 def pick(jobs: list[found.Job], argument: str) -> list[found.Job] | str:
@@ -119,14 +136,15 @@ def pick(jobs: list[found.Job], argument: str) -> list[found.Job] | str:
     return chosen
 
 
-async def stop_jobs(argument: str = "") -> str:
-    """Stop the jobs `argument` names (see `pick`) and their children; say what happened."""
-    current = await asyncio.to_thread(found.scan_jobs)
+async def stop_jobs(table: found.JobTable, argument: str = "") -> str:
+    """Stop the session's jobs `argument` names (see `pick`) and their children; say
+    what happened."""
+    current = await asyncio.to_thread(table.scan_jobs)
     if not current:
-        return "No background jobs are running."
+        return NO_JOBS_TO_STOP
     chosen = pick(current, argument)
     if isinstance(chosen, str):
         return chosen
-    await asyncio.to_thread(found.stop_jobs, chosen)
+    await asyncio.to_thread(table.stop_jobs, chosen)
     names = ", ".join(f"#{job.number} {job.argv or f'pid {job.pid}'}" for job in chosen)
     return f"Stopped {len(chosen)} job{'s' if len(chosen) != 1 else ''}: {names}."

@@ -57,6 +57,11 @@ def run_print_session(
 
     from ink_tui.session.session_choice import SessionLookupError, choose_session
     from ink_tui.session.session_reader import SessionFileError, load_session
+    from ink_tui.tools.job_exit import guard_exit
+
+    # The `ink` command's process-wide guards (subreaper, exit paths): its entry points
+    # install them, before any command can run; building the controller never does.
+    guard_exit()
 
     def say(line: str) -> None:
         err.write(f"ink: {line}\n")

@@ -266,6 +266,11 @@ def main(
     workspace: Path, flags: dict[str, Any], *, resume: str | None, continue_: bool, record: bool
 ) -> int:
     """Entry point for `ink --mode rpc`: keep the real stdout for protocol lines only."""
+    from ink_tui.tools.job_exit import guard_exit
+
+    # The `ink` command's process-wide guards (subreaper, exit paths): its entry points
+    # install them, the session it opens never does.
+    guard_exit()
     protocol_out = os.fdopen(os.dup(sys.stdout.fileno()), "wb", buffering=0)
     # Anything else that prints (a library, a stray print) lands on stderr.
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from ink_tui.core.tool_api import Tool
+    from ink_tui.tools.jobs import JobTable
 
 # Tools are imported when first used, not with the package: the app's first frame and
 # modules that only need a helper (e.g. `ink_tui.tools.walk`) do not pay for all seven.
@@ -39,13 +40,16 @@ def __getattr__(name: str) -> Any:
     return getattr(import_module(f"{__name__}.{module}"), name)
 
 
-def default_tools(hide_env: Iterable[str] = (), pass_env: Iterable[str] = ()) -> list[Tool]:
+def default_tools(
+    hide_env: Iterable[str] = (), pass_env: Iterable[str] = (), jobs: JobTable | None = None
+) -> list[Tool]:
     """One instance of each tool, in the order they are offered to the model.
 
     `hide_env` and `pass_env` go to bash: which API key variables its commands run
-    without, beyond the well-known ones, and which they get all the same.
+    without, beyond the well-known ones, and which they get all the same. `jobs` is the
+    session's table bash's commands belong to (default: one of bash's own).
     """
     return [
-        __getattr__(name)(hide_env, pass_env) if name == "BashTool" else __getattr__(name)()
+        __getattr__(name)(hide_env, pass_env, jobs) if name == "BashTool" else __getattr__(name)()
         for name in _TOOL_MODULES
     ]

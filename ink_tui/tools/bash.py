@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from ink_tui.core.abort import AbortSignal
 from ink_tui.core.tool_api import ToolContext, ToolError, ToolLimits, ToolResult
+from ink_tui.tools.jobs import JobTable
 from ink_tui.tools.orphans import reap_finished_groups
 from ink_tui.tools.output_capture import CapturedOutput, TailCapture
 from ink_tui.tools.process_group import (
@@ -45,10 +46,18 @@ class BashTool:
     )
     concurrency_safe = False
 
-    def __init__(self, hide_env: Iterable[str] = (), pass_env: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        hide_env: Iterable[str] = (),
+        pass_env: Iterable[str] = (),
+        jobs: JobTable | None = None,
+    ) -> None:
         """`hide_env`: variables holding API keys beyond the well-known ones (providers'
-        `api_key_env`); `pass_env`: key variables to pass all the same (shell_env.py)."""
+        `api_key_env`); `pass_env`: key variables to pass all the same (shell_env.py);
+        `jobs`: the session's table its commands and what they leave belong to (default:
+        one of its own)."""
         self._hidden_env = hidden_names(hide_env, pass_env)
+        self.jobs = jobs if jobs is not None else JobTable()
         # Built per instance: the schema is a mutable dict handed to the scheduler.
         self.parameters: dict[str, Any] = {
             "type": "object",
@@ -72,19 +81,21 @@ class BashTool:
                 "interrupted before the command started", interrupted=True, exit_code=None
             )
         try:
-            group = await spawn_in_group(command, ctx.workspace, command_env(self._hidden_env))
+            group = await spawn_in_group(
+                command, ctx.workspace, command_env(self._hidden_env), jobs=self.jobs
+            )
         except OSError as exc:
             raise ToolError(f"could not start {command!r}: {exc.strerror or exc}") from None
         capture = TailCapture(ctx.limits)
         finished = False
         try:
-            outcome = await _supervise(group, capture, ctx.signal, timeout)
+            outcome = await _supervise(group, self.jobs, capture, ctx.signal, timeout)
             finished = True
         finally:
             if not finished:
                 # Cancelled from outside (or a bug): nothing the command started may
                 # outlive the call, and there is no result to name the output file.
-                kill_group_now(group.pgid)
+                kill_group_now(group.pgid, self.jobs)
                 capture.discard()
             group.close_output()
             reap_finished_groups()
@@ -92,7 +103,11 @@ class BashTool:
 
 
 async def _supervise(
-    group: GroupProcess, capture: TailCapture, abort: AbortSignal, time_limit: float | None
+    group: GroupProcess,
+    jobs: JobTable,
+    capture: TailCapture,
+    abort: AbortSignal,
+    time_limit: float | None,
 ) -> Outcome:
     reader = asyncio.create_task(_pump(group.output, capture))
     exited = asyncio.create_task(group.process.wait())
@@ -106,7 +121,7 @@ async def _supervise(
             await asyncio.wait({reader}, timeout=_PIPE_GRACE)
             return "exited"
         outcome: Outcome = "interrupted" if aborted in done else "timed_out"
-        await terminate_group(group.process)
+        await terminate_group(group.process, jobs)
         await asyncio.wait({reader}, timeout=_DRAIN_AFTER_STOP)
         return outcome
     finally:

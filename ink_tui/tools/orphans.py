@@ -1,9 +1,10 @@
 """Adopting and reaping the orphaned members of the process groups we start.
 
 When a command's shell exits before its children, the kernel reparents them to init, or
-to the nearest ancestor that declared itself a "child subreaper". ink declares itself one
-(`adopt_orphans`), as early as the controller is assembled (job_exit.guard_exit), for two
-reasons:
+to the nearest ancestor that declared itself a "child subreaper". The `ink` command
+declares itself one (`adopt_orphans`) in its entry point, before any command can run
+(job_exit.guard_exit; a program that embeds ink does so only if it opts in, since the bit
+belongs to the whole process), for two reasons:
 
 - every process a command starts stays ink's descendant, however it escaped its group
   (setsid, nohup, a double fork), so jobs.py can find it and it never outlives ink;

@@ -123,6 +123,15 @@ def read_cmdline(pid: int) -> str:
     return " ".join(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part)
 
 
+def ticks_now() -> int | None:
+    """Clock ticks since boot now, as start times count them; None without /proc."""
+    try:
+        with open(f"{_PROC}/uptime", "rb") as file:
+            return int(float(file.read().split()[0]) * _TICKS)
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def boot_time() -> float | None:
     """Seconds since the epoch at boot (for turning start ticks into a time)."""
     try:

@@ -5,8 +5,9 @@ Stopping only the shell would leave them running and holding the output pipe ope
 command is started with `start_new_session=True`: the shell leads a new session and
 process group whose id (pgid) is the shell's pid, and every descendant inherits that
 group unless it moves itself out with setsid/setpgid. Those, and orphans of a double
-fork, are found by jobs.py (ink is a child subreaper, and every command's shell carries
-an `INK_JOB` tag in its environment); the group is only the first net. A new session
+fork, are found by jobs.py (every command's shell carries an `INK_JOB` tag of its
+session's `JobTable` in its environment, and the `ink` command is a child subreaper);
+the group is only the first net. A new session
 also has no controlling terminal: a command can neither read the user's keys from
 /dev/tty nor receive the terminal's Ctrl+C.
 
@@ -24,7 +25,8 @@ it; members orphaned by the shell's death are adopted and reaped here (see orpha
 jobs.py), so once the group is stopped `os.killpg(pgid, 0)` raises ProcessLookupError.
 
 A command that completes normally is not stopped: what it left running becomes a job
-(jobs.py), stopped by the user (`/jobs kill`) or when ink exits (job_exit.py).
+(jobs.py), stopped by the user (`/jobs kill`), when its session closes, or when ink
+exits (job_exit.py).
 
 Output: stdout and stderr share one pipe that this module creates, so the read end is
 ours to close. Closing it stops the reading even when a process that escaped the group
@@ -40,8 +42,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from ink_tui.tools import jobs
-from ink_tui.tools.orphans import adopt_orphans, reap_finished_groups, reap_group, watch_group
+from ink_tui.tools import proc_table
+from ink_tui.tools.jobs import JOB_VAR, JobTable, members_of
+from ink_tui.tools.orphans import reap_finished_groups, reap_group, watch_group
 
 SHELL = "/bin/bash"
 TERM_GRACE = 2.0
@@ -64,19 +67,21 @@ class GroupProcess:
 
 
 async def spawn_in_group(
-    command: str, cwd: Path, env: Mapping[str, str] | None = None
+    command: str, cwd: Path, env: Mapping[str, str] | None = None, *, jobs: JobTable
 ) -> GroupProcess:
-    """Start `/bin/bash -c command` in `cwd` as the leader of a new process group.
+    """Start `/bin/bash -c command` in `cwd` as the leader of a new process group, a
+    command of `jobs` (its session's table).
 
     stdin is /dev/null (nothing can wait for input); stdout and stderr go to one pipe.
     """
     loop = asyncio.get_running_loop()
-    adopt_orphans()
     reap_finished_groups()
     tag = jobs.new_tag()
-    # The tag follows every process the command starts, through setsid and double forks.
+    # The tag follows every process the command starts, through setsid and double forks;
+    # it is the child's, never this process's environment.
     tagged = dict(os.environ if env is None else env)
-    tagged[jobs.JOB_VAR] = tag
+    tagged[JOB_VAR] = tag
+    since = proc_table.ticks_now()
     read_fd, write_fd = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
@@ -97,7 +102,7 @@ async def spawn_in_group(
         # The child has its own copy; ours would keep the pipe from ever reaching EOF.
         os.close(write_fd)
     watch_group(process)
-    jobs.track(process, command, tag)
+    jobs.track(process, command, tag, since)
     reader = asyncio.StreamReader()
     pipe = os.fdopen(read_fd, "rb", buffering=0)
     transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
@@ -139,6 +144,7 @@ def _live_members(pgid: int) -> list[int] | None:
 
 async def terminate_group(
     process: asyncio.subprocess.Process,
+    jobs: JobTable,
     *,
     grace: float = TERM_GRACE,
     settle: float = KILL_SETTLE,
@@ -146,7 +152,7 @@ async def terminate_group(
     """SIGTERM everything the command started, SIGKILL it after `grace` (see module doc)."""
     pgid = process.pid
     command = jobs.command_of(pgid)
-    select = jobs.members_of([command.serial] if command is not None else [])
+    select = members_of([command.serial] if command is not None else [])
     await asyncio.to_thread(jobs.stop, select, grace=grace, settle=settle, groups=[pgid])
     # The shell's exit status must reach asyncio before orphans are reaped by group id.
     with contextlib.suppress(TimeoutError):
@@ -154,24 +160,9 @@ async def terminate_group(
     reap_group(process)
 
 
-def kill_group_now(pgid: int) -> None:
+def kill_group_now(pgid: int, jobs: JobTable) -> None:
     """SIGKILL everything the command started, without waiting, for cleanup paths that
     cannot await (cancellation)."""
     command = jobs.command_of(pgid)
-    select = jobs.members_of([command.serial] if command is not None else [])
+    select = members_of([command.serial] if command is not None else [])
     jobs.stop(select, grace=0, settle=0, groups=[pgid])
-
-
-def kill_commands_in_flight() -> int:
-    """SIGKILL every command still running; for exiting at once (exit 130).
-
-    Background jobs left by commands that already finished are not touched.
-    """
-    running = jobs.running_commands()
-    jobs.stop(
-        jobs.members_of([c.serial for c in running]),
-        grace=0,
-        settle=0,
-        groups=[c.pgid for c in running],
-    )
-    return len(running)

@@ -18,6 +18,7 @@ from ink_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from ink_tui.session.summary import SessionSummary
+    from ink_tui.tools.jobs import JobTable
     from ink_tui.ui.app_host import AppHost
 
 MODE_ROWS = [
@@ -155,12 +156,20 @@ class CommandRunner:
     async def _list_jobs(self) -> None:
         from ink_tui.control.jobs import list_jobs
 
-        self.say(jobs_report(await list_jobs()))
+        table = self._job_table()
+        self.say(jobs_report(await list_jobs(table) if table is not None else []))
 
     async def _stop_jobs(self, which: str) -> None:
-        from ink_tui.control.jobs import stop_jobs
+        from ink_tui.control.jobs import NO_JOBS_TO_STOP, stop_jobs
 
-        self.say(await stop_jobs(which))
+        table = self._job_table()
+        self.say(await stop_jobs(table, which) if table is not None else NO_JOBS_TO_STOP)
+
+    def _job_table(self) -> JobTable | None:
+        """The session's jobs (none before the controller is built)."""
+        controller = self.app.controller
+        jobs = controller.jobs if controller is not None else None
+        return jobs.table if jobs is not None else None
 
     def do_model(self, argument: str) -> None:
         config = self.app.config
