@@ -10,11 +10,6 @@ What it promises at the command line:
   Warnings and logs go to stderr.
 - The same model flags and config as `ink`; a configured model that cannot be used is
   refused at start (exit 2), never replaced by the demo.
-- Served sessions ask before bash / write / edit like the TUI: `--approval ask|edits|auto`,
-  by default the configured policy (`ask` unless one is set); clients answer the
-  `approval_request` events (docs/serve.md).
-- `--public-origin URL` (repeatable): an address a proxy in front serves the page at; its
-  Host and Origin are accepted besides the loopback ones (`guard`).
 - Ctrl+C / SIGTERM: every run is aborted and settled, every session file closed (and
   its lock released); then exit 130 (Ctrl+C) or death by SIGTERM, as uvicorn does.
 """
@@ -42,7 +37,6 @@ SESSION_FLAGS = (
     "max_iterations",
     "steering_mode",
     "follow_up_mode",
-    "approval",
 )
 
 
@@ -60,29 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="allow a host that is not loopback (anyone with the token can run commands)",
     )
     parser.add_argument(
-        "--public-origin",
-        action="append",
-        default=[],
-        metavar="URL",
-        help="an address a proxy in front serves the page at (https://ink.example.com)",
-    )
-    parser.add_argument(
         "--show-tool-arguments",
         action="store_true",
-        help=(
-            "send tool arguments and results whole in events and history: bash commands, "
-            "write/edit contents and diffs (secrets still masked; approval questions "
-            "always show what they ask about)"
-        ),
-    )
-    parser.add_argument(
-        "--approval",
-        choices=["ask", "edits", "auto"],
-        default=None,
-        help=(
-            "ask before bash/write/edit (ask), only before bash and outside the workspace "
-            "(edits), or never (auto); default: the configured policy, ask unless set"
-        ),
+        help="send bash commands and write/edit contents to clients (secrets still masked)",
     )
     parser.add_argument("--base-url", help="OpenAI-compatible API base URL (env INK_BASE_URL)")
     parser.add_argument("--model", help="model name (env INK_MODEL)")
@@ -116,16 +90,6 @@ def main(argv: Sequence[str]) -> int:
     if not workspace.is_dir():
         print(f"ink serve: workspace {workspace} is not a folder", file=sys.stderr)
         return EXIT_USAGE
-    from ink_tui.serve.guard import normal_origin
-
-    for origin in args.public_origin:
-        if normal_origin(origin) is None:
-            print(
-                f"ink serve: --public-origin {origin!r} is not an origin "
-                "(scheme://host[:port], http or https, no path)",
-                file=sys.stderr,
-            )
-            return EXIT_USAGE
     flags = {name: getattr(args, name) for name in SESSION_FLAGS}
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
 
@@ -137,10 +101,6 @@ def main(argv: Sequence[str]) -> int:
         for line in render_model_errors(config):
             print(f"ink serve: {line}", file=sys.stderr)
         return EXIT_MODEL_UNUSABLE
-    if flags["approval"] is None:
-        # The person's policy: a served page asks as the TUI does (sessions would take
-        # `auto`, a program's default, from a policy that is not a flag).
-        flags["approval"] = str(config.value("approval.policy"))
     try:
         sock = _bind(args.host, args.port)
     except OSError as error:
@@ -154,15 +114,7 @@ def main(argv: Sequence[str]) -> int:
     guard_exit()
     try:
         return asyncio.run(
-            serve(
-                sock,
-                workspace,
-                flags,
-                secrets,
-                show_arguments=args.show_tool_arguments,
-                allow_remote=args.allow_remote,
-                public_origins=tuple(args.public_origin),
-            )
+            serve(sock, workspace, flags, secrets, show_arguments=args.show_tool_arguments)
         )
     except KeyboardInterrupt:
         # uvicorn shut down cleanly (sessions closed), then re-raised the signal.
@@ -198,8 +150,6 @@ async def serve(
     secrets: list[str | None],
     *,
     show_arguments: bool,
-    allow_remote: bool = False,
-    public_origins: tuple[str, ...] = (),
 ) -> int:
     import uvicorn
 
@@ -214,7 +164,7 @@ async def serve(
     token = new_token()
     redactor = Redactor([*secrets, *env_secrets(), token], show_arguments=show_arguments)
     registry = SessionRegistry(workspace, flags, redactor)
-    app = build_app(registry, token, allow_remote=allow_remote, public_origins=public_origins)
+    app = build_app(registry, token)
     config = uvicorn.Config(
         app,
         log_level="warning",
