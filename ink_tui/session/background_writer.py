@@ -11,13 +11,15 @@ milliseconds, long enough to stall typing while a model streams.
   thread and kept for the owner to raise (`take_error`).
 - `drain` waits until every job submitted before it has run; `stop` drains and ends the
   thread. The thread is a daemon, so a writer that is never stopped cannot hang the
-  interpreter's exit, and an `atexit` hook drains whatever is still running then: only
-  a killed process (or `os._exit`) can lose queued jobs.
+  interpreter's exit, and an `atexit` hook (registered when the first writer starts,
+  never at import) drains whatever is still running then: only a killed process (or
+  `os._exit`) can lose queued jobs.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import logging
 import queue
 import threading
@@ -48,6 +50,7 @@ class WriterThread:
         self._reported = False
         self._jobs: queue.SimpleQueue[Job | threading.Event | _Stop] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        _drain_at_exit_hook()
         self._thread.start()
         _running.add(self)
 
@@ -112,7 +115,11 @@ class WriterThread:
                 log.error("%s failed; nothing after this is written", self.name, exc_info=error)
 
 
-@atexit.register
+@functools.cache
+def _drain_at_exit_hook() -> None:
+    atexit.register(_drain_at_exit)
+
+
 def _drain_at_exit() -> None:
     # atexit hooks run while daemon threads still do: a normal exit that skipped a
     # writer's close (an exception on the way out) still writes what was queued.
