@@ -1,8 +1,9 @@
 """The `grep` tool: regex search over files, by ripgrep when it can run, else in Python.
 
-ripgrep comes with the package (the `ripgrep` wheel); the Python fallback is for machines
-where that binary cannot run, and runs in a child process (see grep_worker.py) so that a
-pattern that backtracks for ever cannot freeze the app.
+rg is the system's when it is on PATH, else the `ripgrep` wheel's (`pip install -e '.[rg]'`;
+not required, since some of its releases are source only and need Rust to build). Without
+either, the Python fallback runs in a child process (see grep_worker.py) so that a pattern
+that backtracks for ever cannot freeze the app.
 """
 
 from __future__ import annotations

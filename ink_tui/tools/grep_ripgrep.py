@@ -27,7 +27,7 @@ _STDERR_KEEP = 4096
 
 
 def find_ripgrep() -> str | None:
-    """The rg binary: on PATH, else where pip put it (the `ripgrep` package ships it).
+    """The rg binary: on PATH, else where pip put it (the `rg` extra's `ripgrep` wheel).
 
     A virtualenv's bin folder is often not on PATH (ink started by its full path, or from
     a launcher), so the folder of the running interpreter and the install scheme's scripts
