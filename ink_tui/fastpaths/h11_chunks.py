@@ -111,8 +111,9 @@ class BulkChunkedReader(ChunkedReader):
                 header = data[pos : line_end + 2]
                 match = full_header(header)
                 if match is None:
-                    bad = bytearray(header)  # worded as h11 words it
-                    validate(chunk_header_re, bad, "illegal chunk header: {!r}", bad)
+                    # Raises, worded as h11 words it (it shows the bytearray it read).
+                    bad = bytearray(header)
+                    validate(chunk_header_re, header, "illegal chunk header: {!r}", bad)
                 size = int(match["chunk_size"], base=16)  # type: ignore[index]
                 start = line_end + 2
                 if size == 0:

@@ -148,7 +148,8 @@ def combined_lexer(lexer: Lexer) -> Lexer:
     ):
         return lexer
     fast_cls = _fast_class(cls)
-    fast = fast_cls.__new__(fast_cls)
+    # An instance without running __init__ again (no lexer has a __new__ of its own).
+    fast: Lexer = object.__new__(fast_cls)
     fast.__dict__.update(lexer.__dict__)
     return fast
 
@@ -166,7 +167,8 @@ def _fast_class(cls: type[RegexLexer]) -> type[Lexer]:
             "get_tokens_unprocessed": _get_tokens_unprocessed,
             "__doc__": cls.__doc__,
         }
-        fast = _FAST_CLASSES[cls] = type(cls)(cls.__name__, (cls,), namespace)
+        meta: type[type] = type(cls)  # RegexLexerMeta, or a lexer's own metaclass
+        fast = _FAST_CLASSES[cls] = meta(cls.__name__, (cls,), namespace)
         _BY_CLASS[fast] = _Combined(cls._tokens)
     return fast
 

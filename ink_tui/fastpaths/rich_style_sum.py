@@ -36,7 +36,7 @@ def placed(line: Strip, line_no: int, base: Style) -> Strip:
     The same segments as `line.apply_offsets(0, line_no).apply_style(base)`, in one new
     strip instead of two, and with no sum of a one-off style left in rich's cache.
     """
-    add_once: Callable[[Style, Style], Style] = Style._add.__wrapped__  # type: ignore[attr-defined]
+    add_once: Callable[[Style, Style], Style] = Style._add.__wrapped__
     segments: list[Segment] = []
     append = segments.append
     x = 0

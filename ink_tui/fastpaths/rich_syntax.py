@@ -207,7 +207,7 @@ _STYLES: dict[tuple[str, Style], dict[_TokenType, Style]] = {}
 def _token_styles(theme: str, base: Style) -> dict[_TokenType, Style]:
     """Token type -> the style its segments get, per theme and base style; `base` itself
     for a token the theme leaves unstyled (Rich gives such text no span of its own)."""
-    key = (id(theme), base)
+    key = (theme, base)
     styles = _STYLES.get(key)
     if styles is None:
         styles = _STYLES[key] = {}
