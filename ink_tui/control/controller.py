@@ -34,13 +34,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ink_tui.control.approvals import AnswerError, Approvals
 from ink_tui.control.bus import EventBus
-from ink_tui.control.input_queue import (
-    InputQueue,
-    QueueEntry,
-    QueueMode,
-    TakeMode,
-    is_shell_line,
-)
+from ink_tui.control.input_queue import InputQueue, QueueEntry, TakeMode, is_shell_line
 from ink_tui.control.run_inputs import Compact, DeliverAs, RunInput, as_input, message_of
 from ink_tui.control.run_settings import RunSettings
 from ink_tui.control.settling import Outcome, Settling, describe_error
@@ -59,7 +53,7 @@ from ink_tui.core.events import (
     UserMessageEvent,
 )
 from ink_tui.core.loop import AgentLoop, LoopResult
-from ink_tui.core.messages import Message, UserMessage
+from ink_tui.core.messages import Message, QueueMode, UserMessage
 from ink_tui.core.provider_api import Provider
 from ink_tui.core.tool_api import BeforeTool, Tool, ToolContext
 

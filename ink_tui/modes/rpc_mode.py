@@ -29,6 +29,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -68,7 +69,7 @@ class LineWriter:
         self._last_write = -gap
         self.broken = False
 
-    def send(self, obj: dict[str, Any]) -> None:
+    def send(self, obj: Mapping[str, Any]) -> None:
         self._pending.append(_encode(obj))
         if self._handle is None:
             loop = asyncio.get_running_loop()
