@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from ink_tui.core.messages import QueueMode
 
 TakeMode = Literal["all", "one-at-a-time"]
+TAKE_MODES: tuple[TakeMode, ...] = get_args(TakeMode)
 
 
 def is_shell_line(text: str) -> bool:

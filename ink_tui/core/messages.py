@@ -7,11 +7,12 @@ diffs, where full output was saved) travel on events, never in these messages.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 # How queued input joins a run: at the next step ("steer") or when the run would end
 # ("follow_up"). The queue, the controller, the API, RPC and the public events all use this.
 QueueMode = Literal["steer", "follow_up"]
+QUEUE_MODES: tuple[QueueMode, ...] = get_args(QueueMode)
 # How a user message entered the history: the prompt that started the run, or queued input.
 UserKind = Literal["prompt", QueueMode]
 

@@ -11,6 +11,9 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from ink_tui.api.session import QueueEntryGone, SessionBusy
+from ink_tui.control.input_queue import TAKE_MODES
+from ink_tui.core.choices import Choice, one_of
+from ink_tui.core.messages import QUEUE_MODES
 
 if TYPE_CHECKING:
     from ink_tui.api.session import AgentSession
@@ -68,12 +71,12 @@ def _entry_id(command: dict[str, Any]) -> int:
     return value
 
 
-def _mode(command: dict[str, Any], field: str, allowed: tuple[str, ...]) -> str:
-    value = command.get(field)
-    if value not in allowed:
+def _mode(command: dict[str, Any], field: str, allowed: tuple[Choice, ...]) -> Choice:
+    value = one_of(command.get(field), allowed)
+    if value is None:
         choices = " or ".join(repr(a) for a in allowed)
         raise CommandError(f"`{field}` must be {choices}")
-    return str(value)
+    return value
 
 
 # -- prompting ---------------------------------------------------------------------------
@@ -89,7 +92,7 @@ async def prompt(host: SessionHost, command: dict[str, Any]) -> Any:
         return {"command": f"/{name}"}
     deliver_as = command.get("deliver_as")
     if deliver_as is not None:
-        deliver_as = _mode(command, "deliver_as", ("steer", "follow_up"))
+        deliver_as = _mode(command, "deliver_as", QUEUE_MODES)
     session = host.session
     if session.is_busy:
         if deliver_as is None:
@@ -172,14 +175,14 @@ async def edit_queue_entry(host: SessionHost, command: dict[str, Any]) -> Any:
     text = _optional_text(command, "text")
     mode = None
     if command.get("mode") is not None:
-        mode = _mode(command, "mode", ("steer", "follow_up"))
+        mode = _mode(command, "mode", QUEUE_MODES)
     if text is None and mode is None:
         raise CommandError("give `text`, `mode` or both")
     session = host.session
     if text is not None:
         session.edit(entry_id, text)
     if mode is not None:
-        session.set_mode(entry_id, mode)  # type: ignore[arg-type]
+        session.set_mode(entry_id, mode)
     return {"entries": [asdict(e) for e in session.queue]}
 
 
@@ -201,12 +204,12 @@ async def get_messages(host: SessionHost, command: dict[str, Any]) -> Any:
 
 
 async def set_steering_mode(host: SessionHost, command: dict[str, Any]) -> Any:
-    host.session.set_steering_mode(_mode(command, "mode", ("all", "one-at-a-time")))  # type: ignore[arg-type]
+    host.session.set_steering_mode(_mode(command, "mode", TAKE_MODES))
     return None
 
 
 async def set_follow_up_mode(host: SessionHost, command: dict[str, Any]) -> Any:
-    host.session.set_follow_up_mode(_mode(command, "mode", ("all", "one-at-a-time")))  # type: ignore[arg-type]
+    host.session.set_follow_up_mode(_mode(command, "mode", TAKE_MODES))
     return None
 
 
