@@ -23,15 +23,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from ink_tui.api.session import (
-    AgentSession,
-    DeliverAs,
-    Mode,
-    PromptResult,
-    QueuedInput,
-)
+from ink_tui.api.session import AgentSession, PromptResult, QueuedInput
 from ink_tui.control.input_queue import TakeMode
-from ink_tui.control.public_events import PublicEvent
+from ink_tui.control.public_event_types import HistoryMessage, PublicEvent
+from ink_tui.core.messages import QueueMode
 
 T = TypeVar("T")
 
@@ -98,13 +93,13 @@ class SyncAgentSession:
         return self._call(lambda: self._session.queue)
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> list[HistoryMessage]:
         return self._call(lambda: self._session.messages)
 
     def snapshot(self) -> dict[str, Any]:
         return self._call(self._session.snapshot)
 
-    def prompt(self, text: str, deliver_as: DeliverAs | None = None) -> PromptResult | QueuedInput:
+    def prompt(self, text: str, deliver_as: QueueMode | None = None) -> PromptResult | QueuedInput:
         return self._run(self._session.prompt(text, deliver_as))
 
     def start(self, text: str) -> Future[PromptResult]:
@@ -133,7 +128,7 @@ class SyncAgentSession:
     def edit(self, entry_id: int, text: str) -> None:
         self._call(self._session.edit, entry_id, text)
 
-    def set_mode(self, entry_id: int, mode: Mode) -> None:
+    def set_mode(self, entry_id: int, mode: QueueMode) -> None:
         self._call(self._session.set_mode, entry_id, mode)
 
     def move(self, entry_id: int, to: int) -> None:
