@@ -73,17 +73,26 @@ class PtyInk:
             with self._lock:
                 self._output += data
 
-    def text(self) -> str:
-        """Everything drawn so far, without escape sequences."""
+    def mark(self) -> int:
+        """Where the output is now: `text(since=...)` is what is drawn after it."""
         with self._lock:
-            raw = bytes(self._output)
+            return len(self._output)
+
+    def text(self, since: int = 0) -> str:
+        """Everything drawn so far (after `since`), without escape sequences."""
+        with self._lock:
+            raw = bytes(self._output[since:])
         return _ESCAPES.sub(b"", raw).decode("utf-8", "replace")
 
-    def wait_for(self, needle: str, within: float = 20.0) -> None:
+    def wait_for(self, needle: str, within: float = 20.0, since: int = 0) -> None:
+        """Until `needle` is drawn (after `since`); fails if ink exits first."""
         deadline = time.monotonic() + within
-        while needle not in self.text():
+        while needle not in self.text(since):
             if self.process.poll() is not None:
-                raise AssertionError(f"ink exited ({self.process.returncode}) before {needle!r}")
+                raise AssertionError(
+                    f"ink exited ({self.process.returncode}) before {needle!r}; "
+                    f"screen:\n{self.text()[-3000:]}"
+                )
             if time.monotonic() > deadline:
                 raise AssertionError(f"{needle!r} never drawn; got:\n{self.text()[-2000:]}")
             time.sleep(0.05)
