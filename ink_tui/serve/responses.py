@@ -12,6 +12,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from ink_tui.core.choices import Choice, one_of
 from ink_tui.serve.redact import Redactor
 
 
@@ -52,8 +53,11 @@ def optional_str(body: dict[str, Any], name: str) -> str | None:
     return value
 
 
-def choice(body: dict[str, Any], name: str, allowed: tuple[str, ...]) -> str | None:
+def choice(body: dict[str, Any], name: str, allowed: tuple[Choice, ...]) -> Choice | None:
     value = body.get(name)
-    if value is not None and value not in allowed:
+    if value is None:
+        return None
+    chosen = one_of(value, allowed)
+    if chosen is None:
         raise BadRequest(f"`{name}` must be " + " or ".join(repr(a) for a in allowed))
-    return value
+    return chosen

@@ -28,6 +28,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from ink_tui.core.messages import QUEUE_MODES
 from ink_tui.serve.events_stream import sse_stream
 from ink_tui.serve.responses import BadRequest, answer, choice, error, json_body, redactor_of
 from ink_tui.serve.routes_sessions import registry_of, served_of
@@ -44,7 +45,7 @@ async def post_message(request: Request) -> Response:
         text = body.get("text")
         if not isinstance(text, str) or not text.strip():
             raise BadRequest("`text` must be a non-empty string")
-        deliver_as = choice(body, "deliver_as", ("steer", "follow_up"))
+        deliver_as = choice(body, "deliver_as", QUEUE_MODES)
     except BadRequest as bad:
         return error(request, 400, "bad_request", str(bad))
     wait = request.query_params.get("wait")

@@ -21,6 +21,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ink_tui.api.session import QueueEntryGone
+from ink_tui.core.messages import QUEUE_MODES
 from ink_tui.serve.responses import BadRequest, answer, choice, error, json_body, optional_str
 from ink_tui.serve.routes_sessions import served_of
 
@@ -64,7 +65,7 @@ async def patch_entry(request: Request) -> Response:
         entry_id = _entry_id(request)
         body = await json_body(request)
         text = optional_str(body, "text")
-        mode = choice(body, "mode", ("steer", "follow_up"))
+        mode = choice(body, "mode", QUEUE_MODES)
         position = _position(body)
         if text is None and mode is None and position is None:
             raise BadRequest("give `text`, `mode` or `position`")
@@ -78,7 +79,7 @@ async def patch_entry(request: Request) -> Response:
             if text is not None:
                 session.edit(entry_id, text)
             if mode is not None:
-                session.set_mode(entry_id, mode)  # type: ignore[arg-type]
+                session.set_mode(entry_id, mode)
             if position is not None:
                 session.move(entry_id, position)
         except QueueEntryGone as gone:

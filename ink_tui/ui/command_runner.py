@@ -9,7 +9,9 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING
 
-from ink_tui.core.events import JobView
+from ink_tui.control.input_queue import TAKE_MODES
+from ink_tui.core.choices import one_of
+from ink_tui.core.events import JobView, NoticeLevel
 from ink_tui.core.messages import AssistantMessage
 from ink_tui.ui.model_label import model_label
 from ink_tui.ui.slash_commands import find_command
@@ -37,8 +39,8 @@ class CommandRunner:
     def transcript(self) -> Transcript:
         return self.app.query_one(Transcript)
 
-    def say(self, text: str, level: str = "info") -> None:
-        self.transcript.add_notice(text, level)  # type: ignore[arg-type]
+    def say(self, text: str, level: NoticeLevel = "info") -> None:
+        self.transcript.add_notice(text, level)
 
     def run(self, name: str, argument: str = "") -> None:
         host = self.app.extension_host
@@ -262,10 +264,13 @@ class CommandRunner:
             if not key:
                 return
             which, mode = key.split(":", 1)
+            taken = one_of(mode, TAKE_MODES)
+            if taken is None:
+                return  # not a key of MODE_ROWS
             if which == "steer":
-                settings.steering_mode = mode  # type: ignore[assignment]
+                settings.steering_mode = taken
             else:
-                settings.follow_up_mode = mode  # type: ignore[assignment]
+                settings.follow_up_mode = taken
             self.say(
                 f"Steering: {settings.steering_mode}; follow-ups: {settings.follow_up_mode} "
                 "(from the next run)."
