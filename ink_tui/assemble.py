@@ -23,6 +23,7 @@ def make_provider(config: ModelConfig, workspace: Path) -> Provider:
     provider = _make_provider(config, workspace)
     if config.context_window is not None:
         # `[context_windows]` wins over what the provider knows (core/context_window.py).
+        # Not part of the Provider protocol: an optional attribute, read with getattr.
         provider.context_window = config.context_window  # type: ignore[attr-defined]
     return provider
 

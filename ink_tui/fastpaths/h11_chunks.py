@@ -114,6 +114,7 @@ class BulkChunkedReader(ChunkedReader):
                     # Raises, worded as h11 words it (it shows the bytearray it read).
                     bad = bytearray(header)
                     validate(chunk_header_re, header, "illegal chunk header: {!r}", bad)
+                # Not None: `validate` raised above (h11 does not mark it as never returning).
                 size = int(match["chunk_size"], base=16)  # type: ignore[index]
                 start = line_end + 2
                 if size == 0:

@@ -77,7 +77,8 @@ def _skip_meta_in_ansi_cache() -> None:
             return compute(cls, style, color_system)
         return str(cached(cls, style, color_system))
 
-    # Marks the replacement, for tests and for a second install.
+    # Marks the replacement, for tests and for a second install (an attribute set on a
+    # function, which the checker does not know of).
     render_ansi.cached = cached  # type: ignore[attr-defined]
     setattr(Strip, "render_ansi", classmethod(render_ansi))  # noqa: B010
 

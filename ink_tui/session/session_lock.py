@@ -31,7 +31,7 @@ from ink_tui.session.store_paths import SESSION_SUFFIX
 
 try:
     import fcntl
-except ImportError:  # not POSIX
+except ImportError:  # not POSIX: None stands for the missing module (hence the ignore)
     fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
