@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from ink_tui.core.provider_api import ProviderError
 from ink_tui.providers.chunk_template import learn
 from ink_tui.providers.openai_reply import MAX_MISFITS, ReplyBuilder
+from tests.fastpath_helpers import needs_fast_path
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -108,6 +109,7 @@ def test_chunks_that_are_not_plain_text_deltas_teach_nothing() -> None:
         assert learn(compact(obj), obj) is None
 
 
+@needs_fast_path("chunk_template")
 def test_a_builder_stops_trying_after_text_chunks_no_template_fits() -> None:
     # The key spelled with an escape: parsed whole it is "content", but no template can
     # find its literal.

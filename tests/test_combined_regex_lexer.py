@@ -12,6 +12,7 @@ from pygments.lexers import LEXERS, get_lexer_by_name
 
 from ink_tui.fastpaths.pygments_lexers import combine, combined_lexer
 from ink_tui.ui.blocks.answer_markdown import code_lexer
+from tests.fastpath_helpers import needs_fast_path
 
 SAMPLES = [
     "def merge(left: list[int], right: list[int]) -> list[int]:\n"
@@ -66,6 +67,7 @@ def test_random_text_lexes_the_same(alias: str, text: str) -> None:
     assert list(combined_lexer(stock).get_tokens(text)) == list(stock.get_tokens(text))
 
 
+@needs_fast_path("combined_lexer")
 def test_the_answer_lexer_is_joined_and_the_heavy_states_are_too() -> None:
     lexer = code_lexer("python")
     assert type(lexer) is not type(get_lexer_by_name("python"))

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from rich.console import Console
 from rich.segment import Segment
 from rich.style import Style
 from textual.strip import Strip
 
+from ink_tui.ui.widgets import transcript_rows
 from ink_tui.ui.widgets.transcript_rows import PlacedRows, placed
 from tests.fastpath_helpers import needs_fast_path
 
@@ -67,14 +69,23 @@ def test_rows_are_kept_per_line_number_while_the_line_and_base_stay() -> None:
     assert rows.row(blank, 2, other_base) is not second
 
 
-def test_the_oldest_row_goes_once_the_limit_is_reached() -> None:
+def test_the_oldest_row_goes_once_the_limit_is_reached(monkeypatch: pytest.MonkeyPatch) -> None:
+    made: list[int] = []
+
+    def counted(line: Strip, line_no: int, base: Style) -> Strip:
+        made.append(line_no)
+        return placed(line, line_no, base)
+
+    monkeypatch.setattr(transcript_rows, "placed", counted)
     rows = PlacedRows(limit=2)
     strip = line()
-    kept = rows.row(strip, 1, BASE)
+    rows.row(strip, 1, BASE)
     rows.row(strip, 2, BASE)
     rows.row(strip, 3, BASE)
     assert len(rows) == 2
-    assert rows.row(strip, 1, BASE) is not kept
+    rows.row(strip, 3, BASE)
+    rows.row(strip, 1, BASE)
+    assert made == [1, 2, 3, 1]  # row 3 was kept, row 1 had gone and was placed again
     rows.set_limit(1)
     assert len(rows) == 1
     rows.clear()
