@@ -105,7 +105,16 @@ async def spawn_in_group(
     jobs.track(process, command, tag, since)
     reader = asyncio.StreamReader()
     pipe = os.fdopen(read_fd, "rb", buffering=0)
-    transport, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), pipe)
+    try:
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), pipe
+        )
+    except BaseException:
+        # Cancelled (or failed) before the caller holds the group: nothing the command
+        # started may outlive the call.
+        pipe.close()
+        kill_group_now(process.pid, jobs)
+        raise
     return GroupProcess(process, reader, transport)
 
 
