@@ -154,9 +154,11 @@ async def test_unsafe_calls_run_alone_in_order_between_groups(tmp_path: Path) ->
         ("tool_end", "r1"),
         ("tool_end", "r2"),
         ("tool_start", "w"),
+        ("tool_running", "w"),
         ("tool_end", "w"),
-        # A lone safe call is not a concurrent group.
+        # A lone safe call is not a concurrent group (it runs as soon as it is checked).
         ("tool_start", "r3"),
+        ("tool_running", "r3"),
         ("tool_end", "r3"),
     ]
 

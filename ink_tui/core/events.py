@@ -128,18 +128,20 @@ class MessageEnd(Event):
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class ToolStart(Event):
-    """A tool call the model asked for begins (a concurrent one first waits for a slot)."""
+    """A tool call the model asked for begins: it is validated and checked (an approval
+    question may wait there), then runs (`ToolRunning`)."""
 
     type: ClassVar[str] = "tool_start"
     call: ToolCall
-    # True when the call is part of a concurrent group: it waits for a slot and gets
-    # tool_running / tool_settled; a lone call runs as soon as it is validated.
+    # True when the call is part of a concurrent group: it also waits for a slot and
+    # gets tool_settled; a lone call runs as soon as its checks let it through.
     concurrent: bool = False
 
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
 class ToolRunning(Event):
-    """A call of a concurrent group got its slot and runs now."""
+    """A call runs now: its checks let it through (an approval was answered) and, in a
+    concurrent group, it got its slot. Its duration counts from here."""
 
     type: ClassVar[str] = "tool_running"
     call_id: str

@@ -5,8 +5,9 @@ that runs at most `MAX_CONCURRENT` at a time; every other call runs alone, in or
 
 Events, per the run-control contract:
 - `tool_start` for each call in call order, before validation;
-- `tool_running` when a call of a concurrent group gets a slot (its duration counts from
-  here, not from the wait);
+- `tool_running` when a call starts to execute: after its checks (an approval question
+  may wait there for minutes) and, in a concurrent group, once it has a slot. Its
+  duration counts from here, not from either wait; a call that never runs gets none;
 - `tool_settled` as each concurrent call gets its result, in completion order;
 - `tool_end` for every call in call order, carrying exactly what enters the history.
 
@@ -192,6 +193,8 @@ class ToolScheduler:
             refused = await self._check(call)
             if refused is not None:
                 return self._end(call, _Outcome(refused))
+        # Past the checks (and an approval's wait): the call runs from here.
+        self._emit(ToolRunning(call_id=call.id))
         outcome = await run_tool(self._tools[call.name], call, self._ctx, self._grace_s)
         return self._end(call, outcome)
 
