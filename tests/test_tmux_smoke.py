@@ -97,8 +97,11 @@ def test_submit_steer_follow_up_and_interrupt_in_a_real_terminal(tmux: Tmux) -> 
     tmux.keys("Enter")
     tmux.wait_for("offline demo model")
 
-    # The shell command asks first (the default approval policy): y allows it once.
+    # The shell command asks first (the default approval policy): Ctrl+G moves to the
+    # question, y allows it once. (Typing while it waits: test_tmux_approval.py.)
     tmux.wait_for("sleeps for 2 seconds")
+    tmux.wait_for("Ctrl+G to answer")
+    tmux.keys("C-g")
     tmux.wait_for("[y] allow once")
     tmux.keys("y")
     # What is typed right after the answer goes to the input, whole and in order.

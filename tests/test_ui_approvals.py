@@ -1,5 +1,6 @@
-"""Approval questions in the full app (Pilot, loopback server): keys and mouse answer,
-typing while a question is open still queues, Ctrl+C denies and restores the queue."""
+"""Approval questions in the full app (Pilot, loopback server): Ctrl+G then keys, and the
+mouse, answer; typing while a question is open still queues, Ctrl+C denies and restores
+the queue. (What typing at any speed does: test_ui_approval_typing.py.)"""
 
 from __future__ import annotations
 
@@ -52,9 +53,12 @@ async def test_y_allows_once_and_the_question_shows_the_command(
     app, _ = make_app(server, workspace, settings=ASK)
     async with app.run_test(size=(100, 32)) as pilot:
         question = await start(pilot, "make it")
-        assert question.has_focus
+        # The focus stays in the input; Ctrl+G moves it to the question.
+        assert app.prompt.has_focus and not question.has_focus
         assert "bash touch made" in str(question.query_one("#approval-call").render())
         assert not (workspace / "made").exists()
+        await pilot.press("ctrl+g")
+        assert question.has_focus
         await pilot.press("y")
         await settled(pilot)
         assert (workspace / "made").exists()
@@ -73,7 +77,7 @@ async def test_s_allows_the_command_prefix_for_the_session(
     app, recorder = make_app(server, workspace, settings=ASK)
     async with app.run_test(size=(100, 32)) as pilot:
         await start(pilot, "two files")
-        await pilot.press("s")
+        await pilot.press("ctrl+g", "s")
         await settled(pilot)
     assert (workspace / "one").exists() and (workspace / "two").exists()
     assert len(recorder.of("approval_request")) == 1
@@ -106,7 +110,7 @@ async def test_3_saves_an_always_rule_to_the_workspace_config(
         assert app.controller is not None
         app.controller.approvals.save_rule = lambda rule: _save_rule(workspace, rule)
         await start(pilot, "rename")
-        await pilot.press("3")
+        await pilot.press("ctrl+g", "3")
         await settled(pilot)
     assert (workspace / ".ink" / "config.toml").read_text() == '[approval]\nallow = ["edit"]\n'
 
@@ -118,7 +122,7 @@ async def test_deny_with_a_reason_the_model_receives(
     app, _ = make_app(server, workspace, settings=ASK)
     async with app.run_test(size=(100, 32)) as pilot:
         question = await start(pilot, "clean up")
-        await pilot.press("n")
+        await pilot.press("ctrl+g", "n")
         reason = question.query_one("#approval-reason")
         assert reason.has_focus
         for key in "keep it":
@@ -137,8 +141,7 @@ async def test_a_steer_typed_during_a_question_is_queued_and_reaches_the_next_ca
     app, _ = make_app(server, workspace, settings=ASK)
     async with app.run_test(size=(100, 32)) as pilot:
         question = await start(pilot, "make it")
-        assert question.has_focus
-        # Letters that are not choices go to the input: typing is never lost or an answer.
+        # Letters (choices or not) go to the input: typing is never lost or an answer.
         for key in "use":
             await pilot.press(key)
         assert app.prompt.has_focus and app.prompt.text == "use"
@@ -148,7 +151,7 @@ async def test_a_steer_typed_during_a_question_is_queued_and_reaches_the_next_ca
         assert app.controller is not None
         assert [e.text for e in app.controller.queue.entries] == ["use pytest"]
         assert question.is_open  # the steer did not answer it
-        await pilot.press("tab")  # back to the question
+        await pilot.press("ctrl+g")  # to the question
         assert question.has_focus
         await pilot.press("1")
         await settled(pilot)
@@ -196,8 +199,7 @@ async def test_typing_into_a_draft_keeps_focus_in_the_input(
         await pilot.press("y")
         assert app.prompt.text == "yes andy"
         assert question.is_open
-        await pilot.press("tab")
-        await pilot.press("y")
+        await pilot.press("ctrl+g", "y")
         await settled(pilot)
     assert (workspace / "made").exists()
 
@@ -219,7 +221,7 @@ async def test_keys_typed_right_after_an_answer_reach_the_input(
     app, _ = make_app(server, workspace, settings=ASK)
     async with app.run_test(size=(100, 32)) as pilot:
         await start(pilot, "wait")
-        await pilot.press("y", "m", "i", "n", "d")
+        await pilot.press("ctrl+g", "y", "m", "i", "n", "d")
         await pilot.pause()
         assert app.prompt.text == "mind"
         await settled(pilot)

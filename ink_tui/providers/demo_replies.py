@@ -187,9 +187,10 @@ def bash_reply(found: Findings) -> DemoReply:
         text = f"Found {_plural(hits, 'match', 'matches')} for `{pattern}`.\n\n"
     text += (
         "Last, a shell command that counts the files. ink asks you before any command runs "
-        "(approval policy `ask`): press **y** to allow it once or **n** to deny it. "
-        "It sleeps for 2 seconds on purpose: type a message and press **Enter** now to "
-        "steer me, or press **Ctrl+C** to interrupt."
+        "(approval policy `ask`): press **Ctrl+G** (or click a choice) to answer, then "
+        "**y** allows it once and **n** denies it. What you type meanwhile steers me: "
+        "type a message and press **Enter**. The command sleeps for 2 seconds on purpose; "
+        "**Ctrl+C** interrupts."
     )
     call = PlannedCall("bash", {"command": BASH_COMMAND, "timeout": 30})
     return DemoReply(text, "Count the files with a slow, harmless command.", [call])

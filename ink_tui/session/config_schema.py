@@ -200,6 +200,7 @@ KEY_ACTIONS: dict[str, tuple[str, str]] = {
     "toggle_thinking": ("ctrl+t", "show or hide thinking"),
     "toggle_folds": ("ctrl+o", "fold or unfold tool output"),
     "focus_queue": ("ctrl+q", "move focus to the queue"),
+    "focus_approval": ("ctrl+g", "move focus to an approval question to answer it, and back"),
     "pull_queue": ("alt+up", "pull queued input back into the editor"),
 }
 

@@ -1,7 +1,17 @@
 """The approval question: a call waits for the user's yes or no, above the queue and input.
 
 It shows the call (the command, or the path and a diff preview for write/edit), why it
-asks, and the choices. Keys, while the question has focus:
+asks, the choices, and on its last line the keys that work now.
+
+Typed text is never an answer. When a question opens, the focus stays where it was
+(the input): letters, Enter (steer), Alt+Enter (follow-up) and pastes go on to the input
+and the queue, at any speed. Answering takes a deliberate act:
+
+- a click on a choice (a click on "deny" opens the reason box);
+- Ctrl+G (the App's `focus_approval` binding, which [keys] can rebind), a key that never
+  types text and is never part of a paste, moves the focus to the question (and back).
+
+Keys, only while the question itself has the focus (Ctrl+G):
 
 | key            | choice                                                          |
 | -------------- | --------------------------------------------------------------- |
@@ -10,12 +20,15 @@ asks, and the choices. Keys, while the question has focus:
 | a / 3          | always (saved as a rule in the workspace's .ink/config.toml)    |
 | n / 4          | deny: a reason box opens; Enter sends (empty: no reason), Escape goes back |
 | ←/→, Enter     | move among the choices, pick one                                |
-| Tab, Escape    | back to the input (the question stays; Tab in the input comes back) |
-| any other key  | goes to the input: typing a steer never answers the question    |
+| Esc, Tab, Ctrl+G | back to the input, unanswered                                 |
+| another letter | back to the input, and the letter lands there                   |
+| a paste        | goes into the input                                             |
 
-The question takes focus when it appears only if the input is empty, so letters typed
-into a draft never answer it. Every choice can be clicked. Ctrl+C stays the App's: it
-interrupts the run, which denies the question.
+The question cannot be reached with Tab (a paste without bracketed paste can hold a
+tab): it is focusable only after Ctrl+G, a click on "deny", until the focus leaves it.
+Once answered, it takes no second answer: keys that were already on their way to it go
+to the input, in order, and clicks do nothing until the next question. Ctrl+C stays
+the App's: it interrupts the run, which denies the question.
 """
 
 from __future__ import annotations
@@ -28,6 +41,7 @@ from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from ink_tui.control.bus import EventBus
@@ -40,8 +54,11 @@ if TYPE_CHECKING:
 
 PREVIEW_LINES = 12
 
-# (decision, keys, label); labels for "session" and "always" name the rule.
+# decision -> its keys; labels for "session" and "always" name the rule.
 _KEYS = {"allow": ("y", "1"), "session": ("s", "2"), "always": ("a", "3"), "deny": ("n", "4")}
+# Keys that leave the question for the input without answering (Ctrl+G is the App's
+# binding, so a rebound key works the same).
+_LEAVE_KEYS = ("escape", "tab", "shift+tab")
 
 
 class _Choice(Static):
@@ -89,13 +106,17 @@ class ApprovalQuestion(Vertical, can_focus=True):
         margin-right: 2;
         color: $text-muted;
     }
-    ApprovalQuestion .choice.-current {
+    ApprovalQuestion.-answering .choice.-current {
         color: $text;
-        background: $accent 40%;
+        background: $accent;
         text-style: bold;
     }
-    ApprovalQuestion:focus .choice.-current {
-        background: $accent;
+    ApprovalQuestion #approval-keys {
+        height: 1;
+        color: $warning;
+    }
+    ApprovalQuestion.-answering #approval-keys {
+        color: $text-muted;
     }
     ApprovalQuestion #approval-reason {
         display: none;
@@ -114,12 +135,19 @@ class ApprovalQuestion(Vertical, can_focus=True):
 
     BINDINGS: ClassVar = []
 
-    def __init__(self, bus: EventBus) -> None:
+    def __init__(self, bus: EventBus, *, answer_key: str = "Ctrl+G") -> None:
+        """`answer_key`: how the key that brings the focus here is shown ("Ctrl+G")."""
         super().__init__(id="approval")
         self._bus = bus
+        self.answer_key = answer_key
         self.request: ApprovalRequest | None = None
         self.decisions: list[str] = []
         self.current = 0
+        # The user moved here on purpose (Ctrl+G, a click on "deny"): only then can the
+        # question (or its reason box) have the focus.
+        self._answering = False
+        # An answer was sent for `request`: nothing here takes another one.
+        self._answered = False
         self._unsubscribe = lambda: None
 
     def compose(self) -> ComposeResult:
@@ -127,6 +155,7 @@ class ApprovalQuestion(Vertical, can_focus=True):
         yield Static("", id="approval-why", markup=False)
         yield Static("", id="approval-preview", markup=False)
         yield Horizontal(id="approval-choices")
+        yield Static("", id="approval-keys", markup=False)
         yield Input(
             placeholder="Why not? (for the model; Enter sends, empty for none)",
             id="approval-reason",
@@ -134,6 +163,7 @@ class ApprovalQuestion(Vertical, can_focus=True):
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(self._on_event)
+        self.watch(self.screen, "focused", self._focus_moved, init=False)
 
     def on_unmount(self) -> None:
         self._unsubscribe()
@@ -141,6 +171,24 @@ class ApprovalQuestion(Vertical, can_focus=True):
     @property
     def is_open(self) -> bool:
         return self.request is not None
+
+    @property
+    def accepting(self) -> bool:
+        """Open and not answered yet: an answer from here would count."""
+        return self.request is not None and not self._answered
+
+    @property
+    def answering(self) -> bool:
+        """The focus is on the question or its reason box (the user moved it here)."""
+        return self._answering
+
+    def allow_focus(self) -> bool:
+        # Not in the Tab order and never focused by accident: only `summon`, a click on
+        # "deny", while it takes an answer.
+        return self._answering and self.accepting
+
+    def allow_focus_children(self) -> bool:
+        return self._answering and self.accepting
 
     # -- events -------------------------------------------------------------------------
 
@@ -154,12 +202,15 @@ class ApprovalQuestion(Vertical, can_focus=True):
             self.close()
 
     def show(self, request: ApprovalRequest) -> None:
+        """Show a question; the focus stays where it is (see the module's docstring)."""
         self.request = request
+        self._answered = False
+        self._answering = False
         self.decisions = (
             ["allow", "session", "always", "deny"] if request.rule else ["allow", "deny"]
         )
         self.current = 0
-        self.remove_class("-reason")
+        self.remove_class("-reason", "-answering")
         self.query_one("#approval-reason", Input).value = ""
         self.query_one("#approval-call", Static).update(_call_text(request))
         self.query_one("#approval-why", Static).update(f"Allow this? {request.why}.")
@@ -169,19 +220,36 @@ class ApprovalQuestion(Vertical, can_focus=True):
         preview.update(Text("\n").join(lines))
         choices = self.query_one("#approval-choices", Horizontal)
         choices.remove_children()
-        choices.mount_all(_Choice(d, _label(d, request)) for d in self.decisions)
-        self.call_after_refresh(self._paint_current)
+        choices.mount_all(_Choice(d, _label(d, request, keyed=False)) for d in self.decisions)
         self.add_class("-open")
-        prompt = self._prompt()
-        if prompt is None or not prompt.text.strip():
-            self.focus()
+        self.call_after_refresh(self._paint)
 
     def close(self) -> None:
         had_focus = self.has_focus_within
         self.request = None
-        self.remove_class("-open", "-reason")
+        self._answering = False
+        self.remove_class("-open", "-reason", "-answering")
         if had_focus:
             self.to_input()
+
+    def summon(self) -> bool:
+        """Move the focus to the question (Ctrl+G); False when there is none to answer."""
+        if not self.accepting:
+            return False
+        self._answering = True
+        self.remove_class("-reason")
+        # At once, not by a message (`Widget.focus` waits for the App's queue): the
+        # keys after Ctrl+G are meant for the question.
+        self.screen.set_focus(self)
+        self._paint()
+        return True
+
+    def leave(self) -> None:
+        """Back to the input without answering (Esc, Tab, Ctrl+G again)."""
+        self._answering = False
+        self.remove_class("-reason")
+        self.to_input()
+        self._paint()
 
     def to_input(self, key: str | None = None) -> None:
         """Focus the input (and type `key` there) at once, not by a message: keys that
@@ -189,7 +257,7 @@ class ApprovalQuestion(Vertical, can_focus=True):
         prompt = self._prompt()
         if prompt is None:
             return
-        prompt.focus()
+        self.screen.set_focus(prompt)
         if key:
             prompt.insert(key)
 
@@ -201,28 +269,63 @@ class ApprovalQuestion(Vertical, can_focus=True):
         except Exception:
             return None
 
+    def _focus_moved(self, focused: Widget | None) -> None:
+        inside = focused is not None and (focused is self or focused.id == "approval-reason")
+        if not inside and self._answering:
+            # Clicked or moved away: the next answer takes Ctrl+G (or a click) again.
+            self._answering = False
+            self.remove_class("-reason")
+        self._paint()
+
     # -- choosing -----------------------------------------------------------------------
 
     def choose(self, decision: str) -> None:
-        if self.request is None or decision not in self.decisions:
+        if not self.accepting or decision not in self.decisions:
             return
+        assert self.request is not None
         if decision == "deny" and not self.has_class("-reason"):
+            self._answering = True
             self.add_class("-reason")
-            self.query_one("#approval-reason", Input).focus()
+            self.screen.set_focus(self.query_one("#approval-reason", Input))
+            self._paint()
             return
         reason = self.query_one("#approval-reason", Input).value if decision == "deny" else None
+        self._answered = True
+        self._answering = False
         # Focus moves now: what the user types next belongs to the input.
         self.to_input()
+        self._paint()
         self.post_message(self.Answered(self.request.request_id, decision, reason))
 
-    def _paint_current(self) -> None:
+    def _paint(self) -> None:
+        """The choices' labels and the keys line, for where the focus is now."""
+        if self.request is None:
+            return
+        answering = self._answering and not self._answered
+        self.set_class(answering, "-answering")
         for index, choice in enumerate(self.query(_Choice)):
             choice.set_class(index == self.current, "-current")
+            choice.update(_label(choice.decision, self.request, keyed=answering))
+        self.query_one("#approval-keys", Static).update(self._keys_text(answering))
+
+    def _keys_text(self, answering: bool) -> str:
+        if self._answered:
+            return "Answered."
+        if not answering:
+            return (
+                f"{self.answer_key} to answer · or click a choice · "
+                "what you type stays in the input"
+            )
+        if self.has_class("-reason"):
+            return "Enter sends the reason (empty: none) · Esc back to the choices"
+        letters = "/".join(_KEYS[d][0] for d in self.decisions)
+        return f"{letters} or ←/→ and Enter to answer · Esc back to the input"
 
     @on(_Choice.Picked)
     def _picked(self, message: _Choice.Picked) -> None:
+        if not self.accepting:
+            return
         self.current = self.decisions.index(message.decision)
-        self._paint_current()
         self.choose(message.decision)
 
     @on(Input.Submitted, "#approval-reason")
@@ -230,21 +333,42 @@ class ApprovalQuestion(Vertical, can_focus=True):
         message.stop()
         self.choose("deny")
 
-    def on_key(self, event: events.Key) -> None:
-        if self.request is None:
-            # Answered a moment ago and focus has not moved yet: the key is the input's.
-            if event.is_printable and event.character:
-                event.stop()
-                event.prevent_default()
-                self.to_input(event.character)
+    def on_paste(self, event: events.Paste) -> None:
+        # A paste that reaches the question (not its reason box, which takes it itself)
+        # is text for the input.
+        event.stop()
+        event.prevent_default()
+        prompt = self._prompt()
+        if prompt is None:
             return
+        if self._answering:
+            self.leave()
+        prompt.insert(event.text)
+
+    def on_key(self, event: events.Key) -> None:
         reason_box = self.query_one("#approval-reason", Input)
-        if reason_box.has_focus:
-            if event.key == "escape":
+        # The screen's focus, not `has_focus`: that changes only when the Blur message is
+        # handled, after the keys already on their way here.
+        focused = self.screen.focused
+        if not self.accepting or focused not in (self, reason_box):
+            # Answered, or left a moment ago while keys were on their way here: they
+            # belong to the input, in the order they were typed.
+            if self._pass_to_input(event):
                 event.stop()
                 event.prevent_default()
+            return
+        if focused is reason_box:
+            if event.key == "escape":
                 self.remove_class("-reason")
-                self.focus()
+                self.screen.set_focus(self)
+                self._paint()
+            elif event.is_printable and event.character:
+                # Typed just after "n", before the box had the focus: it is the reason.
+                reason_box.insert_text_at_cursor(event.character)
+            else:
+                return
+            event.stop()
+            event.prevent_default()
             return
         key = event.key
         for decision, keys in _KEYS.items():
@@ -252,24 +376,39 @@ class ApprovalQuestion(Vertical, can_focus=True):
                 event.stop()
                 event.prevent_default()
                 self.current = self.decisions.index(decision)
-                self._paint_current()
                 self.choose(decision)
                 return
         if key in ("left", "right", "up", "down"):
             step = -1 if key in ("left", "up") else 1
             self.current = (self.current + step) % len(self.decisions)
-            self._paint_current()
+            self._paint()
         elif key == "enter":
             self.choose(self.decisions[self.current])
-        elif key in ("escape", "tab", "shift+tab"):
-            self.to_input()
+        elif key in _LEAVE_KEYS:
+            self.leave()
         elif event.is_printable and event.character:
-            # Typing goes on in the input: a steer typed now must not be lost or answer.
+            # Not a choice: the user is typing. Back to the input, the letter with them.
+            self.leave()
             self.to_input(event.character)
         else:
             return
         event.stop()
         event.prevent_default()
+
+    def _pass_to_input(self, event: events.Key) -> bool:
+        """Give a key that reached the question too late to the input; True if taken."""
+        prompt = self._prompt()
+        if prompt is None:
+            return False
+        if event.is_printable and event.character:
+            prompt.insert(event.character)
+        elif event.key == "enter":
+            prompt.action_submit("steer")
+        elif event.key == "backspace":
+            prompt.action_delete_left()
+        else:
+            return False
+        return True
 
 
 def _call_text(request: ApprovalRequest) -> Text:
@@ -297,12 +436,14 @@ def _preview_lines(request: ApprovalRequest) -> list[Text]:
     return lines
 
 
-def _label(decision: str, request: ApprovalRequest) -> str:
-    key = _KEYS[decision][0]
+def _label(decision: str, request: ApprovalRequest, *, keyed: bool) -> str:
+    """A choice's label; `keyed` (the question has the focus) shows its key first."""
     if decision == "allow":
-        return f"[{key}] allow once"
-    if decision == "session":
-        return f"[{key}] allow {request.rule_label} this session"
-    if decision == "always":
-        return f"[{key}] always allow {request.rule_label}"
-    return f"[{key}] deny…"
+        label = "allow once"
+    elif decision == "session":
+        label = f"allow {request.rule_label} this session"
+    elif decision == "always":
+        label = f"always allow {request.rule_label}"
+    else:
+        label = "deny…"
+    return f"[{_KEYS[decision][0]}] {label}" if keyed else label

@@ -1,4 +1,6 @@
-"""The line of key hints above the status bar; it changes with the run state."""
+"""The line of key hints above the status bar; it changes with the run state, and while
+an approval question is open with where the focus is (the input, the question, its
+reason box)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,9 @@ from textual.widgets import Static
 from ink_tui.control.bus import EventBus
 
 if TYPE_CHECKING:
-    from ink_tui.core.events import Event, StateChange
+    from textual.widget import Widget
+
+    from ink_tui.core.events import ApprovalRequest, ApprovalResolved, Event, StateChange
 
 IDLE_HINTS = (
     ("Enter", "send"),
@@ -28,6 +32,38 @@ RUNNING_HINTS = (
     ("Ctrl+C", "interrupts"),
     ("Alt+Up", "queue to editor"),
 )
+
+# While a question is open, by where the focus is (see approval_question.py).
+REASON_HINTS = (
+    ("Enter", "sends the reason"),
+    ("Esc", "back to the choices"),
+    ("Ctrl+C", "interrupts"),
+)
+
+
+def answering_hints(letters: str) -> tuple[tuple[str, str], ...]:
+    """The question has the focus: its choice keys ("y/s/a/n", or "y/n")."""
+    return (
+        (letters, "or ←/→ Enter answer"),
+        ("Esc", "back to the input"),
+        ("Ctrl+C", "interrupts"),
+    )
+
+
+def asking_hints(answer_key: str) -> tuple[tuple[str, str], ...]:
+    """The focus is not on the question: how to get there, and that typing still steers."""
+    return (
+        (answer_key, "answers the question"),
+        ("Enter", "steers"),
+        ("Alt+Enter", "queues a follow-up"),
+        ("Ctrl+C", "interrupts"),
+    )
+
+
+def key_label(keys: str) -> str:
+    """A binding's first key as shown: "ctrl+g" -> "Ctrl+G", "alt+enter" -> "Alt+Enter"."""
+    first = keys.split(",")[0].strip()
+    return "+".join(part.upper() if len(part) == 1 else part.title() for part in first.split("+"))
 
 
 def hint_text(pairs: tuple[tuple[str, str], ...]) -> Text:
@@ -53,25 +89,52 @@ class HintRow(Static):
     }
     """
 
-    def __init__(self, bus: EventBus) -> None:
+    def __init__(self, bus: EventBus, *, answer_key: str = "Ctrl+G") -> None:
         super().__init__()
         self._bus = bus
         self._state = "idle"
+        self._answer_key = answer_key
+        # Open approval questions (request id -> its choice keys, "y/s/a/n" or "y/n"),
+        # and where the focus is for them.
+        self._asking: dict[str, str] = {}
+        self._focus = ""
         self._flash_timer: Timer | None = None
         self._unsubscribe = lambda: None
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(self._on_event)
+        self.watch(self.screen, "focused", self._focus_moved, init=False)
         self._paint()
 
     def on_unmount(self) -> None:
         self._unsubscribe()
 
+    def _focus_moved(self, focused: Widget | None) -> None:
+        # By id: the question's module comes after the first frame.
+        where = focused.id if focused is not None else None
+        focus = where if where in ("approval", "approval-reason") else ""
+        if focus != self._focus:
+            self._focus = focus
+            if self._asking:
+                self._repaint()
+
     def _on_event(self, event: Event) -> None:
         # By type name: the event classes come with the controller, after the first frame.
+        if event.type == "approval_request":
+            request = cast("ApprovalRequest", event)
+            # The same choices as the question's: once and deny, and the rule's two.
+            self._asking[request.request_id] = "y/s/a/n" if request.rule else "y/n"
+            self._repaint()
+            return
+        if event.type == "approval_resolved":
+            self._asking.pop(cast("ApprovalResolved", event).request_id, None)
+            self._repaint()
+            return
         if event.type != "state":
             return
         change = cast("StateChange", event)
+        if change.state != "running":
+            self._asking.clear()
         if change.state != self._state:
             self._state = change.state
             # A flash belongs to the state it was shown in ("Interrupting…").
@@ -93,8 +156,20 @@ class HintRow(Static):
         self._flash_timer = None
         self._paint()
 
+    def _repaint(self) -> None:
+        # A flash stays for its moment; the hints under it are drawn when it ends.
+        if self._flash_timer is None:
+            self._paint()
+
+    def hints(self) -> tuple[tuple[str, str], ...]:
+        if self._asking:
+            if self._focus == "approval":
+                return answering_hints(next(iter(self._asking.values())))
+            if self._focus == "approval-reason":
+                return REASON_HINTS
+            return asking_hints(self._answer_key)
+        return RUNNING_HINTS if self._state == "running" else IDLE_HINTS
+
     def _paint(self) -> None:
         self.remove_class("-flash")
-        self.update(
-            hint_text(RUNNING_HINTS if self._state == "running" else IDLE_HINTS), layout=False
-        )
+        self.update(hint_text(self.hints()), layout=False)
