@@ -2,10 +2,12 @@
 
 The state line reads `⠹ bash make test  3.2s` while running (the transcript redraws the
 spinner at 10 fps only then), `✓`/`✗` with the duration once done, `◌ … queued` while a
-concurrent call waits for a slot. The result shows its first `FOLD_LINES` lines and
-"+N more lines"; a click, or Enter with the transcript's cursor on it, expands it. An
-`edit`/`write` result that carries `details["diff"]` shows the coloured diff instead
-(from its first hunk), and the fold counts its lines.
+concurrent call waits for a slot, `? … waiting for your answer` while an approval
+question about it is open (its time counts from `tool_running`, after the answer). The
+result shows its first `FOLD_LINES` lines and "+N more lines"; a click, or Enter with
+the transcript's cursor on it, expands it. An `edit`/`write` result that carries
+`details["diff"]` shows the coloured diff instead (from its first hunk), and the fold
+counts its lines.
 
 The result is kept as the tool's own string; styled lines are only built when drawn, so
 a thousand folded results of 200 lines cost their text, not 200,000 styled lines.
@@ -30,7 +32,7 @@ if TYPE_CHECKING:
     from ink_tui.core.messages import ToolCall
     from ink_tui.core.tool_api import ToolResult
 
-ToolState = Literal["queued", "running", "done", "failed"]
+ToolState = Literal["queued", "asking", "running", "done", "failed"]
 
 FOLD_LINES = 4
 BODY_INDENT = 2
@@ -80,9 +82,21 @@ class ToolBlock(Block):
     def running(self) -> bool:
         return self.state == "running"
 
+    def set_asking(self) -> bool:
+        """An approval question about the call is open: nothing runs until it is answered."""
+        if self.state not in ("queued", "running"):
+            return False
+        self.state = "asking"
+        self.changed()
+        return True
+
     def set_running(self) -> bool:
-        """A concurrent call got its slot: its time counts from now."""
-        if self.state != "queued":
+        """The call runs now (its slot, its approval): its time counts from now. True when
+        the state line changed (a lone call is drawn running from the start)."""
+        if self.state == "running":
+            self.started = clock.now()
+            return False
+        if self.state not in ("queued", "asking"):
             return False
         self.state = "running"
         self.started = clock.now()
@@ -115,6 +129,11 @@ class ToolBlock(Block):
             text.append("◌ ", style="dim")
             text.append(self.label, style="dim")
             text.append("  queued", style="dim italic")
+            return text
+        if self.state == "asking":
+            text.append("? ", style="bold yellow")
+            text.append(self.label, style="bold")
+            text.append("  waiting for your answer", style="yellow")
             return text
         if self.state == "running":
             text.append(f"{clock.spinner(self.started)} ", style="bold cyan")

@@ -4,6 +4,11 @@ It takes no space when idle. Rows come from tool events: a concurrent call is "q
 until it gets a slot (`tool_running`), and leaves the panel when it settles. While the
 model server sends nothing (`server_waiting`), the phase says so and counts the seconds,
 so a stuck server is never mistaken for a slow answer.
+
+While an approval question is open the phase is "waiting for your answer", without a
+spinner or a count, and so is the row of the call it asks about: nothing runs there.
+The call's time counts from `tool_running`, once the answer let it through; other calls
+that really run keep their spinners.
 """
 
 from __future__ import annotations
@@ -15,6 +20,8 @@ from textual.widgets import Static
 
 from ink_tui.control.bus import EventBus
 from ink_tui.core.events import (
+    ApprovalRequest,
+    ApprovalResolved,
     CompactionEnd,
     CompactionStart,
     Event,
@@ -33,12 +40,16 @@ from ink_tui.core.events import (
 from ink_tui.core.tool_summary import call_label
 from ink_tui.ui import clock
 
+WAITING_FOR_ANSWER = "waiting for your answer"
+
 
 @dataclass(slots=True)
 class _Row:
     label: str
     queued: bool
     started: float
+    # An approval question about this call is open.
+    asking: bool = False
 
 
 class ActivityPanel(Static):
@@ -66,13 +77,15 @@ class ActivityPanel(Static):
         self.waiting_since: float | None = None
         self.waiting_limit = 0.0
         self.rows: dict[str, _Row] = {}
+        # Open approval questions: request id -> the call it asks about.
+        self.asking: dict[str, str] = {}
         # Lines last painted: only a change in their number moves the widgets below.
         self._painted_lines = -1
         self._unsubscribe = lambda: None
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(self._on_event)
-        self._ticker = self.set_interval(0.1, self._paint, pause=True)
+        self._ticker = self.set_interval(0.1, self._tick, pause=True)
 
     def on_unmount(self) -> None:
         self._unsubscribe()
@@ -87,11 +100,13 @@ class ActivityPanel(Static):
     def _on_event(self, event: Event) -> None:
         if isinstance(event, RunStart):
             self.rows.clear()
+            self.asking.clear()
             self._set_phase("running the shell command" if event.kind == "shell" else "starting")
             self.add_class("-active")
             self._ticker.resume()
         elif isinstance(event, RunEnd):
             self.rows.clear()
+            self.asking.clear()
             self.phase = ""
             self.remove_class("-active")
             self._ticker.pause()
@@ -114,8 +129,22 @@ class ActivityPanel(Static):
         elif isinstance(event, ToolRunning):
             row = self.rows.get(event.call_id)
             if row is not None:
-                row.queued = False
+                row.queued = row.asking = False
                 row.started = clock.now()
+        elif isinstance(event, ApprovalRequest):
+            self.asking[event.request_id] = event.call.id
+            row = self.rows.get(event.call.id)
+            if row is not None:
+                row.asking = True
+        elif isinstance(event, ApprovalResolved):
+            call_id = self.asking.pop(event.request_id, None)
+            row = self.rows.get(call_id) if call_id is not None else None
+            if row is not None:
+                row.asking = False
+                row.started = clock.now()
+            if not self.asking and self.phase == "running tools":
+                # The tools' time counts from the answer, not from the question.
+                self.phase_started = clock.now()
         elif isinstance(event, ToolSettled | ToolEnd):
             call_id = event.call_id if isinstance(event, ToolSettled) else event.call.id
             self.rows.pop(call_id, None)
@@ -135,25 +164,40 @@ class ActivityPanel(Static):
             return
         self._paint()
 
+    def _tick(self) -> None:
+        # While only a question waits nothing on the panel moves: no need to draw it.
+        if self.asking and all(row.asking or row.queued for row in self.rows.values()):
+            return
+        self._paint()
+
     def _paint(self) -> None:
         if not self.phase:
             self._show("", 0)
             return
         now = clock.now()
         text = Text(no_wrap=True, overflow="ellipsis")
-        text.append(clock.spinner(self.phase_started) + " ", style="bold cyan")
-        if self.retry_until is not None:
-            text.append(f"retrying in {max(0.0, self.retry_until - now):.0f} s", style="yellow")
-        elif self.waiting_since is not None:
-            waited = now - self.waiting_since
-            text.append(f"waiting for the server ({waited:.0f} s)", style="yellow")
-            text.append(f" · gives up at {self.waiting_limit:.0f} s", style="dim")
+        if self.asking:
+            # Nothing runs while the user decides: no spinner, no count.
+            text.append(f"? {WAITING_FOR_ANSWER}", style="bold yellow")
         else:
-            text.append(self.phase)
-            text.append(f" {clock.format_elapsed(now - self.phase_started)}", style="dim")
+            text.append(clock.spinner(self.phase_started) + " ", style="bold cyan")
+            if self.retry_until is not None:
+                left = max(0.0, self.retry_until - now)
+                text.append(f"retrying in {left:.0f} s", style="yellow")
+            elif self.waiting_since is not None:
+                waited = now - self.waiting_since
+                text.append(f"waiting for the server ({waited:.0f} s)", style="yellow")
+                text.append(f" · gives up at {self.waiting_limit:.0f} s", style="dim")
+            else:
+                text.append(self.phase)
+                text.append(f" {clock.format_elapsed(now - self.phase_started)}", style="dim")
         for row in self.rows.values():
             text.append("\n")
-            if row.queued:
+            if row.asking:
+                text.append("  ? ", style="yellow")
+                text.append(row.label)
+                text.append(f"  {WAITING_FOR_ANSWER}", style="yellow")
+            elif row.queued:
                 text.append("  ◌ ", style="dim")
                 text.append(row.label, style="dim")
                 text.append("  queued", style="dim italic")

@@ -5,6 +5,9 @@ The context fill ("ctx 41.2k/128k 32%") is the last request's size as the provid
 reported it (input plus output tokens), or the estimate after a compaction, over the
 model's context window; it shows only when the window is known (config, or a default
 for the model's name): a bare count says nothing about how close the limit is.
+
+While an approval question is open the state reads "running 26s · waiting for your
+answer": the run goes on only once the user answers.
 """
 
 from __future__ import annotations
@@ -19,7 +22,15 @@ from ink_tui.control.bus import EventBus
 from ink_tui.ui import clock
 
 if TYPE_CHECKING:
-    from ink_tui.core.events import ContextUsage, Event, JobsUpdate, MessageEnd, StateChange
+    from ink_tui.core.events import (
+        ApprovalRequest,
+        ApprovalResolved,
+        ContextUsage,
+        Event,
+        JobsUpdate,
+        MessageEnd,
+        StateChange,
+    )
 
 
 def _tokens(n: int) -> str:
@@ -68,6 +79,8 @@ class StatusBar(Static):
         # The context's fill: tokens of the last request, and the window (None: unknown).
         self.context_tokens: int | None = None
         self.context_window: int | None = None
+        # Open approval questions (request ids): the run waits for the user.
+        self.asking: set[str] = set()
         self._unsubscribe = lambda: None
 
     def set_model(self, label: str, is_demo: bool) -> None:
@@ -91,6 +104,8 @@ class StatusBar(Static):
             change = cast("StateChange", event)
             self.state = change.state
             self.interrupts = change.interrupts
+            if change.state != "running":
+                self.asking.clear()
             if change.state != "running" and self.run_started is not None:
                 self.last_run_s = clock.now() - self.run_started
                 self.run_started = None
@@ -103,6 +118,10 @@ class StatusBar(Static):
             usage = cast("MessageEnd", event).message.usage
             self.tokens_in += usage.input_tokens
             self.tokens_out += usage.output_tokens
+        elif kind == "approval_request":
+            self.asking.add(cast("ApprovalRequest", event).request_id)
+        elif kind == "approval_resolved":
+            self.asking.discard(cast("ApprovalResolved", event).request_id)
         elif kind == "jobs_update":
             self.jobs = len(cast("JobsUpdate", event).jobs)
         elif kind == "context_usage":
@@ -134,6 +153,9 @@ class StatusBar(Static):
             text.append(label, style="bold red" if self.interrupts else "bold green")
             if self.run_started is not None:
                 text.append(f" {clock.format_elapsed(clock.now() - self.run_started)}")
+            if self.asking:
+                text.append("  ·  ")
+                text.append("waiting for your answer", style="bold yellow")
         else:
             text.append(self.state)
             if self.last_run_s is not None:

@@ -183,6 +183,13 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
             self._start_spinner(block)
         return self._add(block)
 
+    def tool_asking(self, call_id: str) -> None:
+        """An approval question about the call is open: no spinner until it runs."""
+        block = self._tools.get(call_id)
+        if block is not None and block.set_asking():
+            self._spinning.pop(block, None)
+            self._changed(block)
+
     def tool_running(self, call_id: str) -> None:
         block = self._tools.get(call_id)
         if block is not None and block.set_running():

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from ink_tui.core.events import (
+    ApprovalRequest,
     CompactionEnd,
     Event,
     MessageEnd,
@@ -51,6 +52,8 @@ class TranscriptView(Protocol):
 
     def add_tool(self, call: ToolCall, concurrent: bool = False) -> Any: ...
 
+    def tool_asking(self, call_id: str) -> None: ...
+
     def tool_running(self, call_id: str) -> None: ...
 
     def tool_finished(self, call_id: str, result: ToolResult, duration_s: float) -> None: ...
@@ -78,6 +81,8 @@ def show_event(transcript: TranscriptView, event: Event) -> None:
         transcript.end_answer()
     elif isinstance(event, ToolStart):
         transcript.add_tool(event.call, event.concurrent)
+    elif isinstance(event, ApprovalRequest):
+        transcript.tool_asking(event.call.id)
     elif isinstance(event, ToolRunning):
         transcript.tool_running(event.call_id)
     elif isinstance(event, ToolSettled):
