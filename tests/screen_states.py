@@ -391,6 +391,35 @@ async def _approval(pilot: Pilot, _: list[Any]) -> None:
     await submit(pilot, "round the total to cents")
     question = app.query_one(ApprovalQuestion)
     await wait_until(pilot, lambda: question.is_open, what="the approval question")
+    # A steer typed while it waits, key by key: it stays in the input (its "a", "n" and
+    # "y"s answer nothing), the question stays open.
+    for key in "and keep any name":
+        await pilot.press("space" if key == " " else key)
+    await pilot.pause(0.2)
+
+
+async def _approval_answering(pilot: Pilot, steps: list[Any]) -> None:
+    """Ctrl+G: the question has the focus, its choices show their keys."""
+    from ink_tui.ui.widgets.approval_question import ApprovalQuestion
+
+    await _approval(pilot, steps)
+    await pilot.press("ctrl+g", "right")
+    question = app_of(pilot).query_one(ApprovalQuestion)
+    await wait_until(pilot, lambda: question.has_focus, what="the focused question")
+    await pilot.pause(0.2)
+
+
+async def _approval_reason(pilot: Pilot, steps: list[Any]) -> None:
+    """Ctrl+G, n: the deny box asks why."""
+    from ink_tui.ui.widgets.approval_question import ApprovalQuestion
+
+    await _approval(pilot, steps)
+    await pilot.press("ctrl+g", "n")
+    question = app_of(pilot).query_one(ApprovalQuestion)
+    reason = question.query_one("#approval-reason")
+    await wait_until(pilot, lambda: reason.has_focus, what="the reason box")
+    for key in "use the tests first":
+        await pilot.press("space" if key == " " else key)
     await pilot.pause(0.2)
 
 
@@ -445,10 +474,24 @@ SCENES = [
     ),
     Scene(
         "approval",
-        "An approval question: an edit with its diff, waiting for y / s / a / n",
+        "An approval question: an edit with its diff; typing still goes to the input",
         (100, 32),
         _approval_script,
         _approval,
+    ),
+    Scene(
+        "approval-answering",
+        "The approval question after Ctrl+G: y / s / a / n, arrows and Enter answer",
+        (100, 32),
+        _approval_script,
+        _approval_answering,
+    ),
+    Scene(
+        "approval-reason",
+        "Denying: the reason box the model reads",
+        (100, 32),
+        _approval_script,
+        _approval_reason,
     ),
     Scene(
         "compaction",
