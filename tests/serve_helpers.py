@@ -62,8 +62,11 @@ async def serve(
     buffer_capacity: int = BUFFER_CAPACITY,
     api_key: str = API_KEY,
     settings: dict[str, Any] | None = None,
+    allow_remote: bool = False,
+    public_origins: tuple[str, ...] = (),
 ) -> AsyncIterator[Served]:
-    """The app of `ink serve` on 127.0.0.1:<free port>, against the scripted model."""
+    """The app of `ink serve` on 127.0.0.1:<free port>, against the scripted model.
+    `settings` are session flags (`{"approval": "ask"}`: sessions run `auto` without)."""
     open_args = {
         "base_url": server.base_url,
         "model": "scripted-model",
@@ -73,7 +76,7 @@ async def serve(
     token = new_token()
     redactor = Redactor([api_key, *env_secrets(), token], show_arguments=show_arguments)
     registry = SessionRegistry(workspace, open_args, redactor, buffer_capacity=buffer_capacity)
-    app = build_app(registry, token)
+    app = build_app(registry, token, allow_remote=allow_remote, public_origins=public_origins)
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)

@@ -129,10 +129,12 @@ def _read_url(process: subprocess.Popen[str], within: float) -> tuple[str, str]:
 
 class Relay:
     """A TCP relay in front of the server; `cut()` drops every connection at once, the
-    way a network drop or a restarted proxy does. New connections are accepted again."""
+    way a network drop or a restarted proxy does. New connections are accepted again.
+    Its port is known before the server's (`target` may be set later): the server is
+    told its address with `--public-origin`, as a proxy's."""
 
-    def __init__(self, target_port: int) -> None:
-        self._target = target_port
+    def __init__(self, target_port: int = 0) -> None:
+        self.target = target_port
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self._listener.getsockname()[1])
         self._sockets: set[socket.socket] = set()
@@ -150,7 +152,7 @@ class Relay:
             except OSError:
                 return
             try:
-                upstream = socket.create_connection(("127.0.0.1", self._target))
+                upstream = socket.create_connection(("127.0.0.1", self.target))
             except OSError:
                 client.close()
                 continue

@@ -233,7 +233,11 @@ async def test_unknown_session_and_bad_bodies_are_json_errors(
         for body in ({}, {"text": "  "}, {"text": "x", "deliver_as": "later"}):
             bad = await srv.client.post(f"/api/sessions/{sid}/messages", json=body)
             assert bad.status_code == 400 and bad.json()["error"] == "bad_request", body
-        bad = await srv.client.post(f"/api/sessions/{sid}/messages", content=b"{not json")
+        bad = await srv.client.post(
+            f"/api/sessions/{sid}/messages",
+            content=b"{not json",
+            headers={"Content-Type": "application/json"},
+        )
         assert bad.status_code == 400
         unknown = await srv.client.post("/api/sessions", json={"resume": "ffffffffff"})
         assert unknown.status_code == 404 and unknown.json()["error"] == "not_found"

@@ -434,9 +434,16 @@ def test_a_failed_run_shows_its_cause_and_puts_the_queue_back_above_the_draft(
 
 
 def test_a_dropped_connection_reconnects_and_shows_nothing_twice(
-    browser: Any, served: Served, server: ScriptedServer
+    browser: Any, server: ScriptedServer, tmp_path: Path
 ) -> None:
-    relay = Relay(served.port)
+    relay = Relay()
+    # The page is reached through the relay: ink serve accepts its address as a proxy's.
+    with ink_serve(server.base_url, tmp_path, "--public-origin", relay.url("")) as served:
+        relay.target = served.port
+        _reconnects_through(relay, browser, served, server)
+
+
+def _reconnects_through(relay: Relay, browser: Any, served: Served, server: ScriptedServer) -> None:
     context = browser.new_context(viewport={"width": 1000, "height": 700})
     page = context.new_page()
     page.set_default_timeout(15_000)

@@ -3,7 +3,8 @@
 What it promises:
 
 - Every route, the page and its assets included, is behind `TokenAuth` (401 without
-  the token).
+  the token), and behind `guard`'s checks: the Host header, where a cookie-borne change
+  comes from, the body's type and size, and the security headers on every answer.
 - Every answer is JSON, errors too (`{"error": code, "message"}`), masked by the
   server's `Redactor`; an unknown route is 404 `not_found`, an unexpected failure 500
   `internal` (logged here, masked there).
@@ -31,6 +32,7 @@ from starlette.staticfiles import StaticFiles
 
 from ink_tui.serve import routes_events, routes_messages, routes_queue, routes_sessions
 from ink_tui.serve.auth import TokenAuth
+from ink_tui.serve.guard import MAX_BODY, SameOrigin, Shield
 from ink_tui.serve.redact import Redactor
 from ink_tui.serve.sessions import SessionRegistry
 
@@ -60,7 +62,17 @@ async def _internal_error(request: Request, exc: Exception) -> Response:
     return JSONResponse(body, 500)
 
 
-def build_app(registry: SessionRegistry, token: str) -> Starlette:
+def build_app(
+    registry: SessionRegistry,
+    token: str,
+    *,
+    allow_remote: bool = False,
+    public_origins: tuple[str, ...] = (),
+    max_body: int = MAX_BODY,
+) -> Starlette:
+    """The app; `allow_remote` drops the Host check (`--allow-remote`), `public_origins`
+    are the addresses a proxy in front serves the page at (`--public-origin`)."""
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
@@ -78,7 +90,18 @@ def build_app(registry: SessionRegistry, token: str) -> Starlette:
     ]
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(TokenAuth, token=token)],
+        # Outermost first: headers and Host for every answer, then the token, then the
+        # checks that need to know how the request passed it.
+        middleware=[
+            Middleware(Shield, allow_remote=allow_remote, public_origins=public_origins),
+            Middleware(TokenAuth, token=token),
+            Middleware(
+                SameOrigin,
+                allow_remote=allow_remote,
+                public_origins=public_origins,
+                max_body=max_body,
+            ),
+        ],
         exception_handlers={HTTPException: _http_error, Exception: _internal_error},
         lifespan=lifespan,
     )

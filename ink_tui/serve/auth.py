@@ -8,6 +8,9 @@ What it promises:
   send it), so the page and its EventSource, which cannot send headers, go on with it.
 - Anything else gets `401 {"error": "unauthorized"}`, on every route: the page, the
   assets, the API. Tokens are compared in constant time.
+- How a request passed is left in its scope (`AUTH_KEY`: "token" for the header or the
+  link, "cookie" for the cookie alone): a browser sends the cookie with requests other
+  pages make, so `guard.SameOrigin` checks where those come from.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from urllib.parse import parse_qs
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 COOKIE = "ink_token"
+AUTH_KEY = "ink.auth"
 
 
 def new_token() -> str:
@@ -35,8 +39,13 @@ class TokenAuth:
         if scope["type"] == "lifespan":
             await self.app(scope, receive, send)
         elif self._from_query(scope) and scope["type"] == "http":
+            scope[AUTH_KEY] = "token"
             await self.app(scope, receive, self._setting_cookie(send))
-        elif self._from_query(scope) or self._from_header(scope) or self._from_cookie(scope):
+        elif self._from_query(scope) or self._from_header(scope):
+            scope[AUTH_KEY] = "token"
+            await self.app(scope, receive, send)
+        elif self._from_cookie(scope):
+            scope[AUTH_KEY] = "cookie"
             await self.app(scope, receive, send)
         elif scope["type"] == "http":
             await _unauthorized(send)

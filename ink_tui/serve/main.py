@@ -10,6 +10,8 @@ What it promises at the command line:
   Warnings and logs go to stderr.
 - The same model flags and config as `ink`; a configured model that cannot be used is
   refused at start (exit 2), never replaced by the demo.
+- `--public-origin URL` (repeatable): an address a proxy in front serves the page at; its
+  Host and Origin are accepted besides the loopback ones (`guard`).
 - Ctrl+C / SIGTERM: every run is aborted and settled, every session file closed (and
   its lock released); then exit 130 (Ctrl+C) or death by SIGTERM, as uvicorn does.
 """
@@ -54,6 +56,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="allow a host that is not loopback (anyone with the token can run commands)",
     )
     parser.add_argument(
+        "--public-origin",
+        action="append",
+        default=[],
+        metavar="URL",
+        help="an address a proxy in front serves the page at (https://ink.example.com)",
+    )
+    parser.add_argument(
         "--show-tool-arguments",
         action="store_true",
         help="send bash commands and write/edit contents to clients (secrets still masked)",
@@ -90,6 +99,16 @@ def main(argv: Sequence[str]) -> int:
     if not workspace.is_dir():
         print(f"ink serve: workspace {workspace} is not a folder", file=sys.stderr)
         return EXIT_USAGE
+    from ink_tui.serve.guard import normal_origin
+
+    for origin in args.public_origin:
+        if normal_origin(origin) is None:
+            print(
+                f"ink serve: --public-origin {origin!r} is not an origin "
+                "(scheme://host[:port], http or https, no path)",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
     flags = {name: getattr(args, name) for name in SESSION_FLAGS}
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
 
@@ -114,7 +133,15 @@ def main(argv: Sequence[str]) -> int:
     guard_exit()
     try:
         return asyncio.run(
-            serve(sock, workspace, flags, secrets, show_arguments=args.show_tool_arguments)
+            serve(
+                sock,
+                workspace,
+                flags,
+                secrets,
+                show_arguments=args.show_tool_arguments,
+                allow_remote=args.allow_remote,
+                public_origins=tuple(args.public_origin),
+            )
         )
     except KeyboardInterrupt:
         # uvicorn shut down cleanly (sessions closed), then re-raised the signal.
@@ -150,6 +177,8 @@ async def serve(
     secrets: list[str | None],
     *,
     show_arguments: bool,
+    allow_remote: bool = False,
+    public_origins: tuple[str, ...] = (),
 ) -> int:
     import uvicorn
 
@@ -164,7 +193,7 @@ async def serve(
     token = new_token()
     redactor = Redactor([*secrets, *env_secrets(), token], show_arguments=show_arguments)
     registry = SessionRegistry(workspace, flags, redactor)
-    app = build_app(registry, token)
+    app = build_app(registry, token, allow_remote=allow_remote, public_origins=public_origins)
     config = uvicorn.Config(
         app,
         log_level="warning",
