@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.scripted_server import ScriptedServer, error_reply, tool_reply
+from tests.scripted_server import ScriptedServer, error_reply, text_reply, tool_reply
 from tests.serve_helpers import read_sse, serve, settled
 
 ENV_SECRET = "supersecret123"
@@ -100,3 +100,78 @@ async def test_show_tool_arguments_sends_commands_with_secrets_still_masked(
     assert start["arguments"] == {"command": "echo ***; echo ***"}
     end = next(e for e in events if e["type"] == "tool_execution_end")
     assert "echo ***" in end["summary"]
+
+
+def test_the_redactor_masks_each_kind_of_secret() -> None:
+    from ink_tui.serve.redact import Redactor, env_secrets
+
+    env = {
+        "DB_PASSWORD": "s3cr3t-value",
+        "PGPASSWORD": "pg-pass-1",
+        "SMTP_PASS": "mailpass",
+        "GOOGLE_CREDENTIALS": "creds-json-blob",
+        "GH_TOKEN": "ghp_abcdef",
+        "AWS_SECRET": "aws-s3cret",
+        "SHORT_KEY": "1",
+        "FLAG_TOKEN": "true",
+        "COMPASS": "not-a-secret-name",
+        "HOME": "/home/me",
+    }
+    redactor = Redactor(["sk-configured-0123"], show_arguments=False)
+    redactor.add_secrets(env_secrets(env))
+    text = "\n".join(
+        [
+            *(f"{name}={value}" for name, value in env.items()),
+            "curl -H 'Authorization: Bearer abc.def-123' https://x",
+            "token=sk-configured-0123",
+            "-----BEGIN RSA PRIVATE KEY-----",
+            "MIIEowIBAAKCAQEA",
+            "-----END RSA PRIVATE KEY-----",
+            "after the key",
+            "+-----BEGIN PRIVATE KEY-----",
+            "+MIIEvQIBADANBg (cut before its end)",
+        ]
+    )
+    shown = redactor.text(text)
+    for secret in ("s3cr3t-value", "pg-pass-1", "mailpass", "creds-json-blob", "ghp_abcdef"):
+        assert secret not in shown
+    for secret in ("aws-s3cret", "abc.def-123", "sk-configured-0123", "MIIEow", "MIIEvQ"):
+        assert secret not in shown
+    # Names that say nothing of a secret, and values too short or too common, stay.
+    for kept in ("SHORT_KEY=1", "FLAG_TOKEN=true", "COMPASS=not-a-secret-name", "HOME=/home/me"):
+        assert kept in shown
+    assert "-----BEGIN RSA PRIVATE KEY-----***-----END RSA PRIVATE KEY-----" in shown
+    assert "after the key" in shown
+    assert shown.endswith("+-----BEGIN PRIVATE KEY-----***")
+    assert "Authorization: Bearer ***" in shown
+
+
+PASSWORD = "s3cr3t-value"
+
+
+async def test_a_password_in_the_environment_never_reaches_a_client(
+    server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("DB_PASSWORD", PASSWORD)
+    server.push(tool_reply([("bash", {"command": "env"})]), text_reply("that is the env"))
+    # With tool arguments and results sent whole: the output is, masked.
+    async with serve(server, workspace, show_arguments=True) as srv:
+        sid = await srv.new_session()
+        raw: list[str] = []
+        async with srv.client.stream(
+            "POST", f"/api/sessions/{sid}/messages?wait=settled", json={"text": "show env"}
+        ) as stream:
+            events = await read_sse(stream, settled, raw=raw)
+        async with srv.client.stream(
+            "GET", f"/api/sessions/{sid}/events", headers={"Last-Event-ID": "0"}
+        ) as stream:
+            await read_sse(stream, settled, raw=raw)
+        for path in (f"/api/sessions/{sid}", "/api/sessions"):
+            raw.append((await srv.client.get(path)).text)
+    sent = "\n".join(raw)
+
+    # The command ran and printed it: the model saw it, no client did.
+    assert PASSWORD in str(server.requests[1])
+    assert PASSWORD not in sent
+    end = next(e.data for e in events if e.event == "tool_execution_end")
+    assert "DB_PASSWORD=***" in end["content"]

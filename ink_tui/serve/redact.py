@@ -1,15 +1,22 @@
 """What of a session may leave the server: tool arguments reduced, secrets masked.
 
-What it promises (every event, answer and error of `ink serve` passes through here):
+What it promises (every event, replayed event, answer, listing and error of `ink serve`
+passes through one `Redactor`):
 
-- Tool arguments are reduced to what a remote page needs: nothing for most tools, the
-  `path` for read / ls / grep / find (the tool's name travels beside them). Bash
-  commands and write / edit contents leave only when the server was started with
-  `--show-tool-arguments`, and then masked like any text.
 - Secrets are replaced by `***` in every string, however deep: the configured API keys,
   the server's own access token, values of environment variables named like `*_KEY`,
-  `*_TOKEN`, `*_SECRET` (6 characters or more), and whatever follows `Authorization:` or
-  `Bearer`.
+  `*_TOKEN`, `*_SECRET`, `*_PASSWORD` (and `PGPASSWORD`), `*_PASS`, `*_CREDENTIALS`
+  (4 characters or more, not "true" / "false" / "none" / "null"), whatever follows
+  `Authorization:` or `Bearer`, and the body of every `-----BEGIN ... PRIVATE KEY-----`
+  block (to its END line, or to the end of the text when it has none).
+- Without `--show-tool-arguments`, tool calls travel as a summary: arguments are
+  reduced to the `path` for read / ls / grep / find and to nothing for the others (the
+  tool's name travels beside them), and a write / edit result (whose content holds the
+  diff, old and new text) is cut to its first line ("applied 1 edit to app.py"). With
+  the flag, arguments and results are sent whole, masked like any text.
+- An approval question always carries what the user must see to decide, whatever the
+  flag: the call's arguments whole (the command; the path and the edits) and the diff
+  preview, masked (`approval`).
 - Commands that jobs left running (`jobs_update`) lose their command lines unless
   arguments are shown: they are the bash commands.
 
@@ -30,8 +37,14 @@ from ink_tui.core.messages import ToolCall
 MASK = "***"
 # Tools whose path argument is shown: it says what was looked at, not what was done.
 PATH_TOOLS = frozenset({"read", "ls", "grep", "find"})
-_SECRET_NAME = re.compile(r".*_(KEY|TOKEN|SECRET)$", re.IGNORECASE)
-_MIN_ENV_SECRET = 6
+# Tools whose result content holds the file's text (a diff): a summary line without the flag.
+CONTENT_TOOLS = frozenset({"write", "edit"})
+_SECRET_NAME = re.compile(
+    r"(?:^|_)(?:KEY|TOKEN|SECRET|PASS|CREDENTIALS)$|PASSWORD$|_PASSWD$", re.IGNORECASE
+)
+_MIN_ENV_SECRET = 4
+# Values too common to be anyone's secret: masking them would garble ordinary text.
+_NOT_SECRETS = frozenset({"true", "false", "none", "null", "unset", "empty"})
 # Shorter configured keys would mask ordinary words.
 _MIN_KEY = 4
 _AUTH = re.compile(
@@ -40,6 +53,13 @@ _AUTH = re.compile(
 _BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{6,}=*")
 # Most texts mention neither: one cheap search before the two above.
 _HINT = re.compile(r"(?i)authori|bearer")
+# A PEM private key: its body goes, its BEGIN and END lines stay (so the reader sees
+# what was there). A block cut before its END (a preview, a truncated output) is masked
+# to the end of the text.
+_PRIVATE_KEY = re.compile(
+    r"(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?:.*?(-----END [A-Z0-9 ]*PRIVATE KEY-----)|.*\Z)",
+    re.DOTALL,
+)
 
 
 def _mask_authorization(match: re.Match[str]) -> str:
@@ -47,13 +67,25 @@ def _mask_authorization(match: re.Match[str]) -> str:
     return f"{match.group(1)}{scheme}{MASK}"
 
 
+def _mask_private_key(match: re.Match[str]) -> str:
+    return f"{match.group(1)}{MASK}{match.group(2) or ''}"
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable's name says it holds a secret."""
+    return _SECRET_NAME.search(name) is not None
+
+
 def env_secrets(env: Mapping[str, str] | None = None) -> list[str]:
-    """Values of variables named like secrets (`OPENAI_API_KEY`, `GH_TOKEN`, ...)."""
+    """Values of variables named like secrets (`OPENAI_API_KEY`, `GH_TOKEN`,
+    `DB_PASSWORD`, ...)."""
     env = os.environ if env is None else env
     return [
         value
         for name, value in env.items()
-        if _SECRET_NAME.match(name) and len(value.strip()) >= _MIN_ENV_SECRET
+        if is_secret_name(name)
+        and len(value.strip()) >= _MIN_ENV_SECRET
+        and value.strip().lower() not in _NOT_SECRETS
     ]
 
 
@@ -77,6 +109,8 @@ class Redactor:
     def text(self, text: str) -> str:
         if self._pattern is not None:
             text = self._pattern.sub(MASK, text)
+        if "PRIVATE KEY-----" in text:
+            text = _PRIVATE_KEY.sub(_mask_private_key, text)
         if _HINT.search(text):
             text = _AUTH.sub(_mask_authorization, text)
             text = _BEARER.sub(lambda m: f"{m.group(1)} {MASK}", text)
@@ -92,7 +126,7 @@ class Redactor:
             return [self.deep(item) for item in value]
         return value
 
-    # -- tool arguments -----------------------------------------------------------------
+    # -- tool arguments and results -----------------------------------------------------
 
     def arguments(self, tool_name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
         if self.show_arguments:
@@ -106,11 +140,19 @@ class Redactor:
         """The projection's `redact_call` hook."""
         return self.arguments(call.name, call.arguments)
 
+    def result(self, tool_name: str, content: Any) -> Any:
+        """A tool result's content as it may leave: a write / edit result (the diff) is
+        its first line unless arguments are shown."""
+        if self.show_arguments or tool_name not in CONTENT_TOOLS or not isinstance(content, str):
+            return self.deep(content)
+        return self.text(content.split("\n", 1)[0])
+
     # -- whole things -------------------------------------------------------------------
 
     def event(self, event: dict[str, Any]) -> dict[str, Any]:
         """A public event as it may leave (arguments were reduced by the hooks)."""
-        if event.get("type") == "jobs_update" and not self.show_arguments:
+        kind = event.get("type")
+        if kind == "jobs_update" and not self.show_arguments:
             event = {
                 **event,
                 "jobs": [
@@ -118,10 +160,26 @@ class Redactor:
                     for job in event.get("jobs", [])
                 ],
             }
+        elif kind == "tool_execution_end":
+            event = {
+                **event,
+                "content": self.result(str(event.get("tool_name")), event.get("content")),
+            }
         return self.deep(event)
 
+    def approval(
+        self, event: Mapping[str, Any], arguments: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        """An `approval_request` as it may leave: with the call's whole `arguments`
+        (what the user decides on), masked, whatever `show_arguments` says."""
+        shown = dict(event)
+        if arguments is not None:
+            shown["arguments"] = dict(arguments)
+        return self.deep(shown)
+
     def messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """History as `AgentSession.messages` gives it, arguments reduced and masked."""
+        """History as `AgentSession.messages` gives it, arguments and write / edit
+        results reduced, everything masked."""
         shown = []
         for message in messages:
             calls = message.get("tool_calls")
@@ -133,5 +191,8 @@ class Redactor:
                         for c in calls
                     ],
                 }
+            elif message.get("role") == "tool":
+                content = self.result(str(message.get("tool_name")), message.get("content"))
+                message = {**message, "content": content}
             shown.append(self.deep(message))
         return shown
