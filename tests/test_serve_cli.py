@@ -52,7 +52,7 @@ def test_a_host_that_is_not_loopback_is_refused_without_allow_remote(
 
 @asynccontextmanager
 async def ink_serve(
-    workspace: Path, env: dict[str, str]
+    workspace: Path, env: dict[str, str], *extra: str
 ) -> AsyncIterator[tuple[httpx.AsyncClient, asyncio.subprocess.Process]]:
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -61,6 +61,7 @@ async def ink_serve(
         "serve",
         "--port",
         "0",
+        *extra,
         cwd=workspace,
         env=env,
         stdin=asyncio.subprocess.DEVNULL,
@@ -152,3 +153,38 @@ async def test_a_session_open_in_one_process_is_refused_by_another(
 
     assert process.returncode == 130
     assert not list((tmp_path / "data").rglob("*.lock"))  # released on the way out
+
+
+def test_a_public_origin_that_is_not_an_origin_is_refused(
+    workspace: Path, tmp_path: Path, server: ScriptedServer
+) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "ink_tui", "serve", "--public-origin", "ink.example.com/x"],
+        cwd=workspace,
+        env=env_for(tmp_path, server),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
+    assert result.returncode == 2
+    assert "--public-origin 'ink.example.com/x' is not an origin" in result.stderr
+
+
+async def test_served_sessions_ask_unless_the_config_or_the_flag_says_otherwise(
+    workspace: Path, tmp_path: Path, server: ScriptedServer
+) -> None:
+    env = env_for(tmp_path, server)
+    policies = []
+    async with ink_serve(workspace, env) as (client, _):
+        policies.append((await client.post("/api/sessions", json={})).json()["session"])
+        # The real server refuses a Host that is not its own address.
+        wrong = await client.get("/api/sessions", headers={"Host": "rebind.example"})
+        assert wrong.status_code == 421
+    (workspace / ".ink").mkdir()
+    (workspace / ".ink" / "config.toml").write_text('[approval]\npolicy = "edits"\n')
+    async with ink_serve(workspace, env) as (client, _):
+        policies.append((await client.post("/api/sessions", json={})).json()["session"])
+    async with ink_serve(workspace, env, "--approval", "auto") as (client, _):
+        policies.append((await client.post("/api/sessions", json={})).json()["session"])
+    assert [state["approval"] for state in policies] == ["ask", "edits", "auto"]

@@ -175,3 +175,67 @@ async def test_a_password_in_the_environment_never_reaches_a_client(
     assert PASSWORD not in sent
     end = next(e.data for e in events if e.event == "tool_execution_end")
     assert "DB_PASSWORD=***" in end["content"]
+
+
+KEY_BODY = "b3BlbnNzaC1rZXktdjEAAAAABG5vbmU"
+NEW_TEXT = (
+    "key =\n-----BEGIN OPENSSH PRIVATE KEY-----\n"
+    f"{KEY_BODY}\nAAAAAAAAAABAAAAMwAAAAtzc2gtZW\n-----END OPENSSH PRIVATE KEY-----\n"
+)
+
+
+@pytest.mark.parametrize("show_arguments", [False, True])
+async def test_a_private_key_in_an_edit_is_masked_in_the_question_events_and_history(
+    server: ScriptedServer, workspace: Path, show_arguments: bool
+) -> None:
+    (workspace / "deploy.cfg").write_text("name = shop\nkey = none\n")
+    edit = {"path": "deploy.cfg", "edits": [{"old_text": "key = none\n", "new_text": NEW_TEXT}]}
+    server.push(tool_reply([("edit", edit)]), text_reply("key added"))
+    async with serve(
+        server, workspace, show_arguments=show_arguments, settings={"approval": "ask"}
+    ) as srv:
+        sid = await srv.new_session()
+        raw: list[str] = []
+        async with srv.client.stream(
+            "POST", f"/api/sessions/{sid}/messages?wait=settled", json={"text": "add the key"}
+        ) as stream:
+            events = await read_sse(
+                stream, lambda es: any(e.event == "approval_request" for e in es), raw=raw
+            )
+            question = events[-1].data
+            raw.append((await srv.client.get(f"/api/sessions/{sid}")).text)
+            answered = await srv.client.post(
+                f"/api/sessions/{sid}/approvals/{question['request_id']}",
+                json={"decision": "allow"},
+            )
+            assert answered.status_code == 200
+            events += await read_sse(stream, settled, raw=raw)
+        async with srv.client.stream(
+            "GET", f"/api/sessions/{sid}/events", headers={"Last-Event-ID": "0"}
+        ) as stream:
+            await read_sse(stream, settled, raw=raw)
+        history = (await srv.client.get(f"/api/sessions/{sid}")).json()["messages"]
+        raw.append(str(history))
+        raw.append((await srv.client.get("/api/sessions")).text)
+    sent = "\n".join(raw)
+
+    assert KEY_BODY in (workspace / "deploy.cfg").read_text()  # the edit was made
+    assert KEY_BODY not in sent
+    # The question shows the diff whatever the flag, the key's body masked.
+    assert question["path"] == "deploy.cfg"
+    assert (
+        "+-----BEGIN OPENSSH PRIVATE KEY-----***-----END OPENSSH PRIVATE KEY-----"
+        in (question["preview"])
+    )
+    assert "-key = none" in question["preview"]
+    end = next(e.data for e in events if e.event == "tool_execution_end")
+    tool_message = next(m for m in history if m["role"] == "tool")
+    if show_arguments:
+        # Sent whole: the diff, masked.
+        assert "-----BEGIN OPENSSH PRIVATE KEY-----***" in end["content"]
+        assert "-key = none" in end["content"] and "-key = none" in tool_message["content"]
+    else:
+        # A summary: the result's first line, no diff, no old or new text.
+        assert end["content"] == tool_message["content"] == "applied 1 edit to deploy.cfg"
+        others = [e.data for e in events if e.event != "approval_request"]
+        assert "key = none" not in str(others) and "key = none" not in str(history)

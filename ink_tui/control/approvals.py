@@ -180,6 +180,9 @@ class Approvals:
         question = _Question(request, loop.create_future())
         self._open[request.request_id] = question
         self._emit(request)
+        # Closed the moment the run is aborted, not when this task next runs: the "deny"
+        # comes before the run settles, and no answer is taken after the abort.
+        stop_watching = signal.add_callback(lambda _reason: self._interrupted(question))
         aborted = asyncio.ensure_future(signal.wait())
         waiting: set[asyncio.Future[Any]] = {question.future, aborted}
         try:
@@ -189,7 +192,8 @@ class Approvals:
             raise
         finally:
             aborted.cancel()
-        if not question.future.done():
+            stop_watching()
+        if not question.future.done() or question.future.cancelled():
             self._interrupted(question)
             return "Not run: the user interrupted the run while this call waited for approval."
         decision, reason = question.future.result()

@@ -30,7 +30,13 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ink_tui.serve import routes_events, routes_messages, routes_queue, routes_sessions
+from ink_tui.serve import (
+    routes_approvals,
+    routes_events,
+    routes_messages,
+    routes_queue,
+    routes_sessions,
+)
 from ink_tui.serve.auth import TokenAuth
 from ink_tui.serve.guard import MAX_BODY, SameOrigin, Shield
 from ink_tui.serve.redact import Redactor
@@ -85,6 +91,7 @@ def build_app(
         *routes_sessions.routes,
         *routes_messages.routes,
         *routes_queue.routes,
+        *routes_approvals.routes,
         *routes_events.routes,
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]

@@ -10,6 +10,9 @@ What it promises at the command line:
   Warnings and logs go to stderr.
 - The same model flags and config as `ink`; a configured model that cannot be used is
   refused at start (exit 2), never replaced by the demo.
+- Served sessions ask before bash / write / edit like the TUI: `--approval ask|edits|auto`,
+  by default the configured policy (`ask` unless one is set); clients answer the
+  `approval_request` events (docs/serve.md).
 - `--public-origin URL` (repeatable): an address a proxy in front serves the page at; its
   Host and Origin are accepted besides the loopback ones (`guard`).
 - Ctrl+C / SIGTERM: every run is aborted and settled, every session file closed (and
@@ -39,6 +42,7 @@ SESSION_FLAGS = (
     "max_iterations",
     "steering_mode",
     "follow_up_mode",
+    "approval",
 )
 
 
@@ -65,7 +69,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--show-tool-arguments",
         action="store_true",
-        help="send bash commands and write/edit contents to clients (secrets still masked)",
+        help=(
+            "send tool arguments and results whole in events and history: bash commands, "
+            "write/edit contents and diffs (secrets still masked; approval questions "
+            "always show what they ask about)"
+        ),
+    )
+    parser.add_argument(
+        "--approval",
+        choices=["ask", "edits", "auto"],
+        default=None,
+        help=(
+            "ask before bash/write/edit (ask), only before bash and outside the workspace "
+            "(edits), or never (auto); default: the configured policy, ask unless set"
+        ),
     )
     parser.add_argument("--base-url", help="OpenAI-compatible API base URL (env INK_BASE_URL)")
     parser.add_argument("--model", help="model name (env INK_MODEL)")
@@ -120,6 +137,10 @@ def main(argv: Sequence[str]) -> int:
         for line in render_model_errors(config):
             print(f"ink serve: {line}", file=sys.stderr)
         return EXIT_MODEL_UNUSABLE
+    if flags["approval"] is None:
+        # The person's policy: a served page asks as the TUI does (sessions would take
+        # `auto`, a program's default, from a policy that is not a flag).
+        flags["approval"] = str(config.value("approval.policy"))
     try:
         sock = _bind(args.host, args.port)
     except OSError as error:

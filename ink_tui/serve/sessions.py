@@ -7,7 +7,11 @@ What it promises:
   is no server-wide busy flag, and one session's run never waits on another's.
 - Every event a session emits is redacted (`redact.Redactor`) before it enters the
   session's `EventLog`: nothing unredacted is ever buffered, so nothing unredacted can
-  be replayed.
+  be replayed. An `approval_request` carries the call's whole arguments (masked):
+  they are what the user is asked about.
+- The open approval questions are kept with the session (`approvals`, in its state),
+  so a page loaded while one is open shows it; answered ones are remembered by id
+  (`answered`), so a second answer is told it came too late.
 - A session is the same JSONL file the TUI writes, and it is locked while open here:
   another process (the TUI, `ink -p`, RPC, another server) is refused while this server
   holds it, and this server is refused (`SessionLocked`, HTTP 409) a session open
@@ -38,17 +42,48 @@ class ServedSession:
     log: EventLog
     redactor: Redactor
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Open questions, by request id: the `approval_request` events as they were sent.
+    approvals: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # Closed questions, by request id: how each was answered ("deny" after an abort).
+    answered: dict[str, str] = field(default_factory=dict)
 
     @property
     def id(self) -> str:
         return self.session.session_id
 
+    def take(self, event: dict[str, Any]) -> None:
+        """A public event of the session: redacted, noted if a question, buffered."""
+        kind = event.get("type")
+        if kind == "approval_request":
+            request_id = str(event["request_id"])
+            shown = self.redactor.approval(event, self._arguments_asked(request_id))
+            self.approvals[request_id] = shown
+        else:
+            shown = self.redactor.event(event)
+            if kind == "approval_resolved":
+                request_id = str(event["request_id"])
+                self.approvals.pop(request_id, None)
+                interrupted = event.get("by") == "interrupt"
+                how = "denied: the run was interrupted" if interrupted else event["decision"]
+                self.answered[request_id] = str(how)
+        self.log.append(shown)
+
+    def _arguments_asked(self, request_id: str) -> dict[str, Any] | None:
+        # The question is open while its event is sent (the bus delivers synchronously).
+        for request in self.session.controller.approvals.pending:
+            if request.request_id == request_id:
+                return dict(request.call.arguments)
+        return None
+
     def state(self) -> dict[str, Any]:
-        """`AgentSession.snapshot()` plus `last_seq`, as it may leave the server."""
+        """`AgentSession.snapshot()` plus `last_seq` and the open `approvals`, as it may
+        leave the server."""
         snapshot = self.session.snapshot()
         # Where the file lives on the server is none of a remote page's business.
         snapshot.pop("session_file", None)
         snapshot["last_seq"] = self.log.last_seq
+        # Open questions in full (masked already), in the order they were asked.
+        snapshot["approvals"] = list(self.approvals.values())
         return self.redactor.deep(snapshot)
 
     def queue(self) -> list[dict[str, Any]]:
@@ -181,7 +216,7 @@ class SessionRegistry:
     def _add(self, session: AgentSession) -> ServedSession:
         served = ServedSession(session, EventLog(session.session_id, self._capacity), self.redactor)
         # Redacted once, on the way in: the buffer and every client see the same event.
-        session.subscribe(lambda event: served.log.append(self.redactor.event(event)))
+        session.subscribe(lambda event: served.take(dict(event)))
         self._sessions[served.id] = served
         for warning in session.warnings:
             log.warning("session %s: %s", served.id, warning)
