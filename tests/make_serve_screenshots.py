@@ -46,6 +46,11 @@ def settled(page: Page) -> None:
     expect(page.locator("#state")).to_contain_text("settled")
 
 
+def allow_once(page: Page) -> None:
+    """`ink serve` asks before a command (its default policy): say yes."""
+    page.get_by_role("button", name="Allow once").click()
+
+
 def idle(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
     server.push(text_reply("The tests pass: 12 passed in 0.4s."))
     server.push(
@@ -79,6 +84,7 @@ def streaming(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
     )
     new_session(page)
     send(page, "why is the cart total wrong for two of the same item?")
+    allow_once(page)
     expect(page.locator(".tool[data-state='running']")).to_have_count(1)
     page.wait_for_timeout(1300)
 
@@ -123,6 +129,7 @@ def narrow(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
     )
     new_session(page)
     send(page, "explain the cart")
+    allow_once(page)
     expect(page.locator(".tool[data-state='running']")).to_have_count(1)
     send(page, "keep the public API unchanged")
     send(page, "then add a changelog entry", "Alt+Enter")
@@ -130,11 +137,29 @@ def narrow(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
     page.wait_for_timeout(800)
 
 
+def approval(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
+    server.push(
+        tool_reply(
+            [("read", {"path": "cart.py"}), ("read", {"path": "README.md"})],
+            text="I'll read the cart and the README first.",
+        ),
+        tool_reply(
+            [("bash", {"command": "pytest -q tests/test_cart.py"})],
+            text="`total()` sums the prices and ignores **quantities**. Let me run its tests:",
+        ),
+    )
+    new_session(page)
+    send(page, "why is the cart total wrong for two of the same item?")
+    expect(page.locator("#question")).to_be_visible()
+    expect(page.locator("#state")).to_have_text("waiting for your answer")
+
+
 SCENES: dict[str, tuple[Callable[[Page, ScriptedServer, list[Gate]], None], dict[str, int]]] = {
     "idle": (idle, {"width": 1280, "height": 800}),
     "streaming": (streaming, {"width": 1280, "height": 800}),
     "queue": (queue, {"width": 1280, "height": 800}),
     "stopped": (stopped, {"width": 1280, "height": 800}),
+    "approval": (approval, {"width": 1280, "height": 800}),
     "narrow": (narrow, {"width": 390, "height": 800}),
 }
 

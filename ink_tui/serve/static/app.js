@@ -13,7 +13,7 @@
     "tool_execution_start", "tool_execution_running", "tool_execution_settled",
     "tool_execution_end", "turn_end", "queue_update", "auto_retry_start", "auto_retry_end",
     "agent_end", "state_change", "agent_settled", "input_restored", "server_waiting",
-    "jobs_update", "error", "notice", "replay_gap",
+    "jobs_update", "approval_request", "approval_resolved", "error", "notice", "replay_gap",
   ];
   const MODE_LABELS = { steer: "steer", follow_up: "follow-up", shell: "shell" };
   const MAIN_ARGUMENT = { read: "path", write: "path", edit: "path", ls: "path", bash: "command", grep: "pattern", find: "pattern" };
@@ -28,6 +28,11 @@
     queue: $("queue"), queueList: $("queue-list"), queueCount: $("queue-count"),
     queuePaused: $("queue-paused"), queueToEditor: $("queue-to-editor"),
     banner: $("banner"), hints: $("hints"),
+    question: $("question"), questionTitle: $("question-title"), questionCount: $("question-count"),
+    questionWhy: $("question-why"), questionBody: $("question-body"), questionNote: $("question-note"),
+    questionRule: $("question-rule"), denyForm: $("deny-form"), denyReason: $("deny-reason"),
+    denySend: $("deny-send"), answerDeny: $("answer-deny"),
+    answerButtons: [$("answer-allow"), $("answer-session"), $("answer-always")],
   };
 
   // The token of the first load also goes in an Authorization header (the cookie the
@@ -61,6 +66,9 @@
     sending: false,
     stopping: false,
     bannerTimer: null,
+    approvals: new Map(), // request_id -> approval_request event, in the order asked
+    answering: null,     // the request_id whose answer is on its way
+    denying: null,       // the request_id the reason field is open for
   };
 
   // ---- HTTP ------------------------------------------------------------------------
@@ -204,6 +212,13 @@
     if (state === "running" || state === "interrupting") s.runStartedAt ??= Date.now();
     setRunState(state);
     renderQueue(snap.queue || [], !!snap.queue_paused);
+    // The questions open now: a page loaded while one waits shows it again.
+    s.approvals = new Map();
+    for (const asked of Array.isArray(snap.approvals) ? snap.approvals : []) {
+      if (asked && asked.request_id) s.approvals.set(asked.request_id, asked);
+    }
+    if (!s.approvals.has(s.answering)) s.answering = null;
+    renderQuestion();
   }
 
   // ---- the event stream --------------------------------------------------------------
@@ -384,6 +399,10 @@
         break;
       case "agent_settled":
         endAnswer();
+        // A settled run waits for nothing: no question outlives it.
+        s.approvals.clear();
+        s.answering = null;
+        renderQuestion();
         s.stopReason = e.stop_reason || null;
         if (s.runState !== "exited") setRunState("settled");
         // The server lets go of the session just after it settles.
@@ -392,6 +411,16 @@
         break;
       case "input_restored":
         restoreInput(e.text || "");
+        break;
+      case "approval_request":
+        s.approvals.set(e.request_id, e);
+        renderQuestion();
+        break;
+      case "approval_resolved":
+        s.approvals.delete(e.request_id);
+        if (s.answering === e.request_id) s.answering = null;
+        if (s.tools.has(e.call_id) && e.decision !== "deny") setTool(toolRow(e.call_id), "running");
+        renderQuestion();
         break;
       case "server_waiting":
         setPhase(e.over ? "streaming the answer"
@@ -417,10 +446,7 @@
 
   function setRunState(state) {
     s.runState = state;
-    const shown = state === "settled" ? `settled · ${s.stopReason || "done"}` : state;
-    ui.state.textContent = shown;
-    ui.state.dataset.state = state;
-    ui.state.dataset.stop = s.stopReason || "";
+    renderStatePill();
     ui.app.dataset.state = state;
     const open = s.id !== null && state !== "exited" && state !== "none";
     ui.input.disabled = !open;
@@ -439,13 +465,30 @@
     tick();
   }
 
+  function waiting() {
+    return busy() && s.approvals.size > 0;
+  }
+
+  // The state in the top bar; while a question is open, that the run waits for you.
+  function renderStatePill() {
+    const state = s.runState;
+    const shown = waiting() ? "waiting for your answer"
+      : state === "settled" ? `settled · ${s.stopReason || "done"}` : state;
+    ui.state.textContent = shown;
+    ui.state.dataset.state = state;
+    ui.state.dataset.stop = s.stopReason || "";
+    ui.state.dataset.waiting = String(waiting());
+  }
+
   function setPhase(text) {
     s.phase = text;
-    ui.activityText.textContent = text;
+    ui.activityText.textContent = waiting() ? "waiting for your answer" : text;
   }
 
   function renderHints() {
-    const parts = busy()
+    const parts = waiting()
+      ? [["the buttons above", "answer the question"], ["Enter", "steers (it does not answer)"], ["Alt+Enter", "queues a follow-up"]]
+      : busy()
       ? [["Enter", "steers"], ["Alt+Enter", "queues a follow-up"], ["Shift+Enter", "new line"], ["Alt+Up", "queue to editor"]]
       : [["Enter", "sends"], ["Shift+Enter", "new line"]];
     ui.hints.replaceChildren();
@@ -655,16 +698,19 @@
     return tool;
   }
 
-  const TOOL_MARKS = { queued: "·", running: "◌", ok: "✓", error: "✗" };
+  const TOOL_MARKS = { queued: "·", running: "◌", waiting: "?", ok: "✓", error: "✗" };
+  const TOOL_WORDS = { queued: "queued", running: "running", waiting: "asks you" };
 
   function setTool(tool, state) {
+    // A call's time counts from when it runs, not from a question's wait.
     if (state === "running" && tool.state !== "running") tool.startedAt = Date.now();
     // A settled call stays settled: a late or replayed start must not make it run again.
-    if ((tool.state === "ok" || tool.state === "error") && (state === "running" || state === "queued")) return;
+    if ((tool.state === "ok" || tool.state === "error") && state !== "ok" && state !== "error") return;
+    if (state === "waiting") tool.durationEl.textContent = "";
     tool.state = state;
     tool.el.dataset.state = state;
     tool.mark.textContent = TOOL_MARKS[state];
-    tool.word.textContent = state === "queued" ? "queued" : state === "running" ? "running" : "";
+    tool.word.textContent = TOOL_WORDS[state] || "";
     if (typeof tool.duration === "number") tool.durationEl.textContent = `${tool.duration.toFixed(tool.duration < 10 ? 2 : 1)}s`;
     else if (state === "queued") tool.durationEl.textContent = "";
   }
@@ -942,7 +988,151 @@
     grip.addEventListener("pointercancel", up);
   }
 
-  // ---- the text box ----------------------------------------------------------------
+  // ---- the approval question -------------------------------------------------------
+  //
+  // The server asks before bash, write and edit (as the TUI does). One question shows at
+  // a time, the oldest open; it is answered only by its buttons (a click, or Enter /
+  // Space on a focused button, as browsers do). Nothing typed in the text box answers
+  // it: Enter there steers as always. Focus is never moved onto the buttons.
+
+  const QUESTION_TITLES = { bash: "Run this command?", write: "Write this file?", edit: "Edit this file?" };
+  const DECISION_WORDS = { allow: "allowed once", session: "allowed for this session", always: "always allowed", deny: "denied" };
+
+  function currentQuestion() {
+    for (const asked of s.approvals.values()) return asked;
+    return null;
+  }
+
+  function renderQuestion() {
+    const asked = currentQuestion();
+    if (!asked) {
+      ui.question.hidden = true;
+      ui.question.dataset.requestId = "";
+      s.denying = null;
+      ui.denyForm.hidden = true;
+      afterQuestion();
+      return;
+    }
+    const fresh = ui.question.dataset.requestId !== asked.request_id;
+    ui.question.dataset.requestId = asked.request_id;
+    ui.question.dataset.tool = asked.tool_name || "";
+    const tool = s.tools.get(asked.call_id);
+    if (tool) setTool(tool, "waiting");
+    if (fresh) {
+      const args = asked.arguments && typeof asked.arguments === "object" ? asked.arguments : {};
+      ui.questionTitle.textContent = QUESTION_TITLES[asked.tool_name] || `Run ${asked.tool_name}?`;
+      ui.questionWhy.textContent = asked.why || "";
+      drawQuestionBody(asked, args);
+      const note = asked.preview_note || "";
+      ui.questionNote.textContent = note;
+      ui.questionNote.hidden = !note;
+      const offered = Array.isArray(asked.decisions) ? asked.decisions : ["allow", "deny"];
+      for (const b of ui.answerButtons) b.hidden = !offered.includes(b.dataset.decision);
+      ui.answerDeny.hidden = !offered.includes("deny");
+      ui.questionRule.textContent = asked.rule
+        ? `"Allow for this session" and "Always" allow ${asked.rule} from now on ("Always" saves it in the workspace's .ink/config.toml).`
+        : "";
+      ui.questionRule.hidden = !asked.rule;
+      s.denying = null;
+      ui.denyForm.hidden = true;
+      ui.denyReason.value = "";
+    }
+    const others = s.approvals.size - 1;
+    ui.questionCount.textContent = others > 0 ? `+${others} more after this` : "";
+    setAnswering(s.answering === asked.request_id);
+    ui.question.hidden = false;
+    afterQuestion();
+  }
+
+  // The state line, the activity line and the hints follow whether a question is open.
+  function afterQuestion() {
+    renderStatePill();
+    if (busy()) ui.activityText.textContent = waiting() ? "waiting for your answer" : s.phase;
+    renderHints();
+  }
+
+  function drawQuestionBody(asked, args) {
+    const body = ui.questionBody;
+    body.replaceChildren();
+    body.className = "question-body";
+    if (asked.tool_name === "bash") {
+      body.classList.add("command");
+      body.textContent = typeof args.command === "string" ? args.command : JSON.stringify(args, null, 2);
+      return;
+    }
+    const path = asked.path || (typeof args.path === "string" ? args.path : "");
+    const head = document.createElement("div");
+    head.className = "diff-path";
+    head.textContent = path;
+    body.append(head);
+    const preview = asked.preview || "";
+    if (!preview) {
+      // No diff (the note says why): what the call would write, as it asked.
+      const raw = document.createElement("div");
+      raw.className = "diff-raw";
+      raw.textContent = typeof args.content === "string" ? args.content
+        : args.edits ? JSON.stringify(args.edits, null, 2) : "";
+      body.append(raw);
+      return;
+    }
+    for (const line of preview.replace(/\n$/, "").split("\n")) {
+      const el = document.createElement("div");
+      el.className = line.startsWith("+++") || line.startsWith("---") ? "diff-file"
+        : line.startsWith("@@") ? "diff-hunk"
+        : line.startsWith("+") ? "diff-add"
+        : line.startsWith("-") ? "diff-del" : "diff-same";
+      el.textContent = line || " ";
+      body.append(el);
+    }
+  }
+
+  function setAnswering(on) {
+    for (const b of [...ui.answerButtons, ui.answerDeny, ui.denySend]) b.disabled = on;
+    ui.denyReason.disabled = on;
+    ui.question.dataset.answering = String(on);
+  }
+
+  async function answerQuestion(decision, reason) {
+    const asked = currentQuestion();
+    if (!asked || !s.id || s.answering) return;
+    const id = asked.request_id;
+    s.answering = id;
+    setAnswering(true);
+    const body = decision === "deny" && reason ? { decision, reason } : { decision };
+    try {
+      await api("POST", sessionPath(s.id, `/approvals/${encodeURIComponent(id)}`), body);
+      // Answered: the approval_resolved event takes the question away (the buttons stay
+      // disabled until then, so it cannot be answered twice).
+    } catch (err) {
+      if (err.status === 409 || err.status === 404) {
+        showBanner(`That question was closed already: ${err.message}`, "info", 5000);
+        s.approvals.delete(id);
+      } else {
+        showBanner(`The answer was not taken: ${err.message}`);
+      }
+      s.answering = null;
+      renderQuestion();
+      return;
+    }
+    // `answering` stays set (the buttons disabled) until approval_resolved takes the
+    // question away, which may have happened already.
+    if (!s.approvals.has(id) && s.answering === id) s.answering = null;
+  }
+
+  function openDeny() {
+    const asked = currentQuestion();
+    if (!asked || s.answering) return;
+    s.denying = asked.request_id;
+    ui.denyForm.hidden = false;
+    ui.denyReason.focus();
+  }
+
+  function sendDeny() {
+    const asked = currentQuestion();
+    if (!asked || s.denying !== asked.request_id) return;
+    answerQuestion("deny", ui.denyReason.value.trim());
+  }
+
 
   function restoreInput(text) {
     if (!text) return;
@@ -1020,6 +1210,20 @@
     submit("steer");
   });
   ui.stop.addEventListener("click", stop);
+  for (const b of ui.answerButtons) b.addEventListener("click", () => answerQuestion(b.dataset.decision));
+  ui.answerDeny.addEventListener("click", openDeny);
+  ui.denySend.addEventListener("click", sendDeny);
+  // In the reason field (opened by Deny: the answer is chosen already), Enter sends it.
+  ui.denyReason.addEventListener("keydown", (ev) => {
+    if (ev.key === "Enter" && !ev.isComposing) {
+      ev.preventDefault();
+      sendDeny();
+    } else if (ev.key === "Escape") {
+      ev.preventDefault();
+      s.denying = null;
+      ui.denyForm.hidden = true;
+    }
+  });
   ui.newSession.addEventListener("click", newSession);
   ui.queueToEditor.addEventListener("click", queueToEditor);
   ui.jump.addEventListener("click", scrollToEnd);
