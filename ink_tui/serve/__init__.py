@@ -7,10 +7,14 @@ docs/serve.md. One purpose per module:
 - `main`: the command line (`ink serve ...`), the loopback check, starting uvicorn;
 - `app`: the Starlette app (routes, token check, page, errors);
 - `auth`: the access token (header, cookie, `?token=`);
+- `guard`: requests from elsewhere refused (Host, Origin of cookie-borne changes, JSON
+  bodies of at most 1 MiB) and the security headers on every answer;
 - `sessions`: the sessions this server holds, each with its own lock and event log;
 - `events_stream`: the replay buffer and SSE streams;
-- `redact`: what may leave the server (arguments reduced, secrets masked);
+- `redact`: what may leave the server (arguments and write / edit results reduced
+  without `--show-tool-arguments`, secrets masked everywhere);
 - `responses`: JSON answers and request bodies;
-- `routes_sessions`, `routes_messages`, `routes_queue`, `routes_events`: the routes;
+- `routes_sessions`, `routes_messages`, `routes_queue`, `routes_approvals`,
+  `routes_events`: the routes;
 - `static/`: the page (index.html, app.js, app.css).
 """
