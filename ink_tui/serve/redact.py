@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ink_tui.core.messages import ToolCall
@@ -149,7 +149,7 @@ class Redactor:
 
     # -- whole things -------------------------------------------------------------------
 
-    def event(self, event: dict[str, Any]) -> dict[str, Any]:
+    def event(self, event: Mapping[str, Any]) -> dict[str, Any]:
         """A public event as it may leave (arguments were reduced by the hooks)."""
         kind = event.get("type")
         if kind == "jobs_update" and not self.show_arguments:
@@ -177,7 +177,7 @@ class Redactor:
             shown["arguments"] = dict(arguments)
         return self.deep(shown)
 
-    def messages(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def messages(self, messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """History as `AgentSession.messages` gives it, arguments and write / edit
         results reduced, everything masked."""
         shown = []
