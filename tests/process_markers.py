@@ -88,6 +88,28 @@ def wait_gone(markers: list[str], within: float = 2.0) -> list[int]:
     return left
 
 
+def ended(pid: int, start: int) -> bool:
+    """The process `pid` that started at `start` (clock ticks after boot, field 22 of
+    /proc/<pid>/stat) has ended: it is gone, a zombie, or its pid is another's now."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as file:
+            stat = file.read()
+    except OSError:
+        return True
+    fields = stat[stat.rfind(b")") + 2 :].split()
+    return fields[0] in (b"Z", b"X") or int(fields[19]) != start
+
+
+def wait_ended(pid: int, start: int, within: float = 30.0) -> bool:
+    """Until that process has ended (see `ended`); False if it still runs after `within`."""
+    deadline = time.monotonic() + within
+    while not ended(pid, start):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
+
+
 def kill_marked(prefix: str) -> None:
     """Cleanup: SIGKILL every process with `prefix` in an argument (shells included)."""
     for pid, argv in _processes():
