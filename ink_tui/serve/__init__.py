@@ -5,6 +5,7 @@ A front end beside the TUI, print mode and RPC mode, over the public session API
 docs/serve.md. One purpose per module:
 
 - `main`: the command line (`ink serve ...`), the loopback check, starting uvicorn;
+- `stopping`: SIGINT / SIGTERM / SIGHUP: runs aborted, sessions closed, exit 130/143/129;
 - `app`: the Starlette app (routes, token check, page, errors);
 - `auth`: the access token (header, cookie, `?token=`);
 - `guard`: requests from elsewhere refused (Host, Origin of cookie-borne changes, JSON

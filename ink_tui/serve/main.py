@@ -15,8 +15,10 @@ What it promises at the command line:
   `approval_request` events (docs/serve.md).
 - `--public-origin URL` (repeatable): an address a proxy in front serves the page at; its
   Host and Origin are accepted besides the loopback ones (`guard`).
-- Ctrl+C / SIGTERM: every run is aborted and settled, every session file closed (and
-  its lock released); then exit 130 (Ctrl+C) or death by SIGTERM, as uvicorn does.
+- Ctrl+C, SIGTERM, SIGHUP (the terminal closed): requests refused, every run aborted
+  and settled, every session's jobs stopped and its file closed (and its lock
+  released), every event stream ended; then exit 130 / 143 / 129. A second one stops
+  at once. An ignored one (`nohup`) stays ignored (`stopping`).
 """
 
 from __future__ import annotations
@@ -165,7 +167,7 @@ def main(argv: Sequence[str]) -> int:
             )
         )
     except KeyboardInterrupt:
-        # uvicorn shut down cleanly (sessions closed), then re-raised the signal.
+        # Ctrl+C before the server handles it (while it starts): no session is open yet.
         return 130
 
 
@@ -208,6 +210,7 @@ async def serve(
     from ink_tui.serve.heap import prepare_heap
     from ink_tui.serve.redact import Redactor, env_secrets
     from ink_tui.serve.sessions import SessionRegistry
+    from ink_tui.serve.stopping import RefuseWhileStopping, Stopping, StoppingServer
     from ink_tui.session.session_lock import set_front_end
 
     set_front_end("ink serve")
@@ -215,14 +218,16 @@ async def serve(
     redactor = Redactor([*secrets, *env_secrets(), token], show_arguments=show_arguments)
     registry = SessionRegistry(workspace, flags, redactor)
     app = build_app(registry, token, allow_remote=allow_remote, public_origins=public_origins)
+    stopping = Stopping(registry)
     config = uvicorn.Config(
-        app,
+        RefuseWhileStopping(app, stopping),
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=5,
         access_log=False,
     )
-    server = uvicorn.Server(config)
+    # SIGINT, SIGTERM and SIGHUP are `stopping`'s, not uvicorn's.
+    server = StoppingServer(config, stopping)
     # uvicorn's own modules, then a run's, are loaded before the heap is frozen.
     config.load()
     prepare_heap()
@@ -230,4 +235,4 @@ async def serve(
     shown = f"[{host}]" if ":" in host else host
     print(f"ink serve: http://{shown}:{port}/?token={token}", flush=True)
     await server.serve(sockets=[sock])
-    return 0
+    return await stopping.finish()

@@ -16,8 +16,11 @@ What it promises:
   another process (the TUI, `ink -p`, RPC, another server) is refused while this server
   holds it, and this server is refused (`SessionLocked`, HTTP 409) a session open
   elsewhere. Resuming a session already open here returns that session.
-- `aclose()` (server shutdown) aborts every run, waits for each to settle, closes the
-  files (releasing their locks) and ends every event stream.
+- `aclose()` (server shutdown) aborts every run, waits for each to settle, stops every
+  session's jobs, closes the files (releasing their locks) and ends every event stream
+  (after its session's last events). It closes once: a later call, and a `close()` of
+  a session already closing (a DELETE meanwhile), wait for that close to end. Once it
+  has begun no session opens any more (`RegistryClosed`).
 """
 
 from __future__ import annotations
@@ -93,6 +96,10 @@ class ServedSession:
         return self.redactor.messages(self.session.messages)
 
 
+class RegistryClosed(RuntimeError):
+    """The server is stopping: no session opens any more."""
+
+
 class SessionRegistry:
     def __init__(
         self,
@@ -112,6 +119,9 @@ class SessionRegistry:
         # sessions and runs never wait on it.
         self._resuming = asyncio.Lock()
         self._tasks: set[asyncio.Future[Any]] = set()
+        # The closes under way, by session, and the registry's own (`aclose`).
+        self._closes: dict[ServedSession, asyncio.Future[None]] = {}
+        self._closing: asyncio.Future[None] | None = None
 
     def __iter__(self) -> Any:
         return iter(tuple(self._sessions.values()))
@@ -122,7 +132,8 @@ class SessionRegistry:
     async def open(self, resume: str | None = None) -> tuple[ServedSession, bool]:
         """A new session, or the saved one `resume` (an id prefix) names; the flag says
         whether it was opened now (False: it was open here already). Raises what
-        `AgentSession.open` raises (`SessionLookupError`, `SessionLocked`, ...)."""
+        `AgentSession.open` raises (`SessionLookupError`, `SessionLocked`, ...), and
+        `RegistryClosed` once the server is stopping."""
         if resume is None:
             return self._add(await self._open_session(None)), True
         async with self._resuming:
@@ -132,8 +143,17 @@ class SessionRegistry:
             return self._add(await self._open_session(resume)), True
 
     async def close(self, served: ServedSession) -> None:
-        """Abort its run, close its file (and lock), end its streams."""
-        self._sessions.pop(served.id, None)
+        """Abort its run, stop its jobs, close its file (and lock), end its streams. A
+        second call waits for the first; a cancelled caller leaves the close running."""
+        closing = self._closes.get(served)
+        if closing is None:
+            self._sessions.pop(served.id, None)
+            closing = asyncio.ensure_future(self._close(served))
+            self._closes[served] = closing
+            closing.add_done_callback(lambda _: self._closes.pop(served, None))
+        await asyncio.shield(closing)
+
+    async def _close(self, served: ServedSession) -> None:
         try:
             await served.session.aclose()
         finally:
@@ -152,7 +172,14 @@ class SessionRegistry:
         task.add_done_callback(done)
 
     async def aclose(self) -> None:
-        await asyncio.gather(*(self.close(s) for s in self), return_exceptions=True)
+        """Close every session (see the module); every call waits for the one close."""
+        if self._closing is None:
+            self._closing = asyncio.ensure_future(self._close_all())
+        await asyncio.shield(self._closing)
+
+    async def _close_all(self) -> None:
+        closes = [*(self.close(s) for s in self), *self._closes.values()]
+        await asyncio.gather(*closes, return_exceptions=True)
         if self._tasks:
             await asyncio.gather(*self._tasks, return_exceptions=True)
 
@@ -205,6 +232,16 @@ class SessionRegistry:
         return matches[0] if len(matches) == 1 and wanted else None
 
     async def _open_session(self, resume: str | None) -> AgentSession:
+        if self._closing is not None:
+            raise RegistryClosed("the server is stopping")
+        session = await self._open(resume)
+        if self._closing is not None:
+            # It opened while the others were being closed: it closes too.
+            await session.aclose()
+            raise RegistryClosed("the server is stopping")
+        return session
+
+    async def _open(self, resume: str | None) -> AgentSession:
         return await AgentSession.open(
             self.workspace,
             resume=resume,
