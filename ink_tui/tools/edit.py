@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -10,8 +11,8 @@ from typing import Any
 
 from ink_tui.core.tool_api import ToolContext, ToolError, ToolResult
 from ink_tui.tools.diff import unified_diff
-from ink_tui.tools.paths import display_path, resolve_path
-from ink_tui.tools.textfile import load_text
+from ink_tui.tools.path_target import PathChangedError, open_resolved, path_target
+from ink_tui.tools.textfile import changed_error, load_text
 from ink_tui.tools.truncate import keep_head, split_lines
 
 # The diff in the model's content is a preview; the full one is in details["diff"].
@@ -70,10 +71,11 @@ class EditTool:
         }
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_path(ctx.workspace, args["path"])
-        shown = display_path(ctx.workspace, path)
+        # The file the approval gate judged: symlinks followed as the file system does.
+        target = await asyncio.to_thread(path_target, ctx.workspace, args["path"])
+        shown = target.shown
         edits: list[dict[str, str]] = args["edits"]
-        original, updated = await asyncio.to_thread(_edit_file, path, shown, edits)
+        original, updated = await asyncio.to_thread(_edit_file, target.real, shown, edits)
         diff = unified_diff(original, updated, shown)
         preview = keep_head(split_lines(diff), _DIFF_PREVIEW_LINES, _DIFF_PREVIEW_BYTES)
         body = preview.text
@@ -92,7 +94,11 @@ def _edit_file(path: Path, shown: str, edits: list[dict[str, str]]) -> tuple[str
     original = load_text(path, shown, "edit")
     updated = apply_edits(original, edits, shown)
     try:
-        path.write_bytes(updated.encode("utf-8"))
+        # No symlink followed: one put on the path since it was resolved fails the write.
+        with os.fdopen(open_resolved(path, os.O_WRONLY | os.O_TRUNC), "wb") as file:
+            file.write(updated.encode("utf-8"))
+    except PathChangedError:
+        raise changed_error(shown) from None
     except OSError as exc:
         raise ToolError(f"cannot write {shown}: {exc.strerror or exc}") from None
     return original, updated

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from ink_tui.core.tool_api import ToolContext, ToolError, ToolLimits, ToolResult
-from ink_tui.tools.paths import display_path, not_found_error, resolve_path
+from ink_tui.tools.path_target import path_target
+from ink_tui.tools.paths import not_found_error
 
 _DEFAULTS = ToolLimits()
 
@@ -39,8 +40,9 @@ class LsTool:
         }
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_path(ctx.workspace, args.get("path") or ".")
-        shown = display_path(ctx.workspace, path)
+        # Symlinks followed as the file system does: the same judgement as the other tools.
+        target = await asyncio.to_thread(path_target, ctx.workspace, args.get("path") or ".")
+        path, shown = target.real, target.shown
         names = await asyncio.to_thread(_list, path, shown)
         total = len(names)
         if total == 0:

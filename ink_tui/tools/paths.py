@@ -16,8 +16,9 @@ def workspace_root(workspace: Path) -> Path:
 def resolve_path(workspace: Path, raw: str) -> Path:
     """Resolve a path argument: relative to the workspace; absolute and `~` paths work too.
 
-    Only normalised lexically (no symlink resolution) so that messages name the path the
-    way the model wrote it.
+    Only normalised lexically (no symlink resolution), which gets another file than the
+    file system when a `..` follows a symlink: tools that open what the model names
+    (read, write, edit, ls) and the approval gate use `path_target.path_target` instead.
     """
     path = Path(os.path.expanduser(raw))
     if not path.is_absolute():

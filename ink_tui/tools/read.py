@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import codecs
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,8 +12,8 @@ from typing import Any
 from ink_tui.core.abort import AbortError, AbortSignal
 from ink_tui.core.tool_api import ToolContext, ToolError, ToolLimits, ToolResult
 from ink_tui.tools.binary import SNIFF_BYTES, binary_error, looks_binary
-from ink_tui.tools.paths import display_path, resolve_path
-from ink_tui.tools.textfile import check_regular_file, open_error
+from ink_tui.tools.path_target import path_target
+from ink_tui.tools.textfile import open_error, open_regular
 from ink_tui.tools.truncate import format_size, keep_head
 
 _DEFAULTS = ToolLimits()
@@ -64,8 +65,9 @@ class ReadTool:
         }
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_path(ctx.workspace, args["path"])
-        shown = display_path(ctx.workspace, path)
+        # Symlinks followed as the file system does: the same judgement as write and edit.
+        target = await asyncio.to_thread(path_target, ctx.workspace, args["path"])
+        path, shown = target.real, target.shown
         offset: int = args.get("offset", 1)
         limit: int | None = args.get("limit")
         limits = ctx.limits
@@ -126,9 +128,8 @@ def _scan(
     path: Path, shown: str, first: int, wanted: int, max_bytes: int, signal: AbortSignal
 ) -> _Window:
     """Collect the window's lines, then count (and check) the rest. Blocking."""
-    check_regular_file(path, shown)
     try:
-        file = path.open("rb")
+        file = os.fdopen(open_regular(path, shown), "rb")
     except OSError as exc:
         raise open_error(exc, path, shown) from None
     with file:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+import os
+import stat
 from typing import Any
 
 from ink_tui.core.tool_api import ToolContext, ToolError, ToolResult
 from ink_tui.tools.binary import decode_text
 from ink_tui.tools.diff import unified_diff
-from ink_tui.tools.paths import display_path, resolve_path
+from ink_tui.tools.path_target import PathChangedError, PathTarget, open_resolved, path_target
+from ink_tui.tools.textfile import changed_error
 
 # Old content above this size is not diffed: the diff would be too big to show anyway.
 _MAX_DIFF_SOURCE = 1024 * 1024
@@ -39,11 +41,12 @@ class WriteTool:
         }
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        path = resolve_path(ctx.workspace, args["path"])
-        shown = display_path(ctx.workspace, path)
+        # The file the approval gate judged: symlinks followed as the file system does.
+        target = await asyncio.to_thread(path_target, ctx.workspace, args["path"])
+        shown = target.shown
         content: str = args["content"]
         data = content.encode("utf-8", errors="replace")
-        existed, old = await asyncio.to_thread(_write, path, shown, data)
+        existed, old = await asyncio.to_thread(_write, target, shown, data)
         created = not existed
         lines = count_lines(content)
         noun = "line" if lines == 1 else "lines"
@@ -67,31 +70,57 @@ def count_lines(text: str) -> int:
     return text.count("\n") + (0 if text.endswith("\n") else 1)
 
 
-def _write(path: Path, shown: str, data: bytes) -> tuple[bool, str | None]:
+def _write(target: PathTarget, shown: str, data: bytes) -> tuple[bool, str | None]:
     """Write the file. Returns whether it existed, and its old text when that can be
     diffed (not binary, not huge). Blocking."""
-    if path.is_dir():
+    path = target.real
+    try:
+        mode: int | None = os.lstat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    except NotADirectoryError:
+        raise _in_the_way(shown) from None
+    except OSError as exc:
+        raise ToolError(f"cannot write {shown}: {exc.strerror or exc}") from None
+    if mode is not None and stat.S_ISDIR(mode):
         raise ToolError(f"{shown} is a directory; give the path of a file to write")
-    existed = path.exists()
-    old: str | None = None
-    if existed:
-        try:
-            if path.stat().st_size <= _MAX_DIFF_SOURCE:
-                old = decode_text(path.read_bytes())
-        except OSError:
-            pass
+    existed = mode is not None
+    old = _old_text(target) if mode is not None and stat.S_ISREG(mode) else None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        # No symlink is followed on the way: one put there since `path_target` would
+        # send the write elsewhere.
+        fd = open_resolved(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, make_parents=True)
+    except PathChangedError:
+        raise changed_error(shown) from None
     except (FileExistsError, NotADirectoryError):
-        raise ToolError(
-            f"cannot create the directories for {shown}: a file is in the way"
-        ) from None
-    except PermissionError:
-        raise ToolError(f"cannot create the directories for {shown}: permission denied") from None
-    try:
-        path.write_bytes(data)
+        raise _in_the_way(shown) from None
     except PermissionError:
         raise ToolError(f"cannot write {shown}: permission denied") from None
+    except IsADirectoryError:
+        raise ToolError(f"{shown} is a directory; give the path of a file to write") from None
+    except OSError as exc:
+        raise ToolError(f"cannot write {shown}: {exc.strerror or exc}") from None
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
     except OSError as exc:
         raise ToolError(f"cannot write {shown}: {exc.strerror or exc}") from None
     return existed, old
+
+
+def _old_text(target: PathTarget) -> str | None:
+    try:
+        fd = open_resolved(target.real, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as file:
+        try:
+            if os.fstat(file.fileno()).st_size > _MAX_DIFF_SOURCE:
+                return None
+            return decode_text(file.read())
+        except OSError:
+            return None
+
+
+def _in_the_way(shown: str) -> ToolError:
+    return ToolError(f"cannot create the directories for {shown}: a file is in the way")
