@@ -14,19 +14,22 @@ from ink_tui.core.tool_api import ToolError
 from ink_tui.tools.binary import decode_text
 from ink_tui.tools.diff import unified_diff
 from ink_tui.tools.edit import apply_edits
-from ink_tui.tools.paths import display_path, resolve_path
+from ink_tui.tools.path_target import path_target
 
 # Files larger than this are not read for a preview.
 MAX_PREVIEW_SOURCE = 2 * 1024 * 1024
 
 
 def preview(workspace: Path, call: ToolCall) -> tuple[str | None, str, str]:
-    """(the path as shown, a unified diff or "", a note when there is no diff)."""
+    """(the path as shown, a unified diff or "", a note when there is no diff).
+
+    The path is the file the tool will open (`path_target`: symlinks followed), which
+    is what the gate judged and the question names."""
     raw = call.arguments.get("path")
     if not isinstance(raw, str):
         return None, "", ""
-    path = resolve_path(workspace, raw)
-    shown = display_path(workspace, path)
+    target = path_target(workspace, raw)
+    path, shown = target.real, target.shown
     try:
         old = _old_text(path)
     except (OSError, ValueError) as error:

@@ -5,8 +5,16 @@ controller puts this one last, so a call an extension blocks is never asked abou
 
 - Read-only tools never ask. `bash`, `write` and `edit` ask according to the policy:
   `ask` asks for all three, `edits` lets `write`/`edit` inside the workspace through
-  (not into its `.ink/` or `.git/`: a rule or a hook there would grant more) and asks for
-  `bash` and anything outside, `auto` never asks.
+  and asks for `bash` and anything outside, `auto` never asks.
+- A `write`/`edit` path is judged once, by `tools.path_target`: the file the tool will
+  open (symlinks followed in order, `..` applied after them, as the file system does);
+  the tools open that same path. Outside the workspace, or in a protected place
+  (`protected_places.py`: the workspace's `.ink/` and `.git/`, ink's config, extension
+  and data folders, the trust store), it asks under `ask` and `edits` whatever the rules
+  say, offering "allow once" or "deny" only. So does a path whose text reads as such a
+  place when its real target is not (a `..` after a symlink: `a/../../x` with
+  `a -> d/e`): the user is asked about what they would read, and the question names
+  the real target, which is what gets written.
 - Rules (`approval_rules.py`) allow without asking: the configured ones ("always"
   answers are saved there) and this session's ("allow for this session").
 - Otherwise an `ApprovalRequest` is published and the call waits for `answer()`. One
@@ -25,13 +33,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal, cast
 
 from ink_tui.control.approval_rules import ASKING_TOOLS, Rule, parse_rule, rule_for
+from ink_tui.control.protected_places import Judgement, ProtectedPlaces
 from ink_tui.core.abort import AbortSignal
 from ink_tui.core.events import (
     ApprovalDecision,
@@ -41,16 +49,13 @@ from ink_tui.core.events import (
     Notice,
 )
 from ink_tui.core.messages import ToolCall
+from ink_tui.tools.path_target import path_target
 
 log = logging.getLogger(__name__)
 
 Policy = Literal["ask", "edits", "auto"]
 POLICIES: tuple[str, ...] = ("ask", "edits", "auto")
 DECISIONS: tuple[str, ...] = ("allow", "session", "always", "deny")
-
-# Folders inside the workspace that `edits` still asks about: writing there can grant
-# more than an edit (an approval rule in .ink/config.toml, a git hook).
-_GUARDED_DIRS = (".ink", ".git")
 
 # Saves a rule as "always"; raises OSError/ValueError with a message for the user.
 SaveRule = Callable[[str], None]
@@ -78,9 +83,22 @@ class AnswerError(ValueError):
     """An answer that cannot be taken: unknown or already answered request, bad decision."""
 
 
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Why a call asks."""
+
+    why: str
+    # False for a path outside the workspace or in a protected place: no rule and no
+    # "session"/"always" answer allows it, only a yes to this question (or `auto`).
+    by_rule: bool = True
+    # write/edit: where the path leads, as judged.
+    judgement: Judgement | None = None
+
+
 @dataclass(slots=True)
 class _Question:
     request: ApprovalRequest
+    verdict: Verdict
     future: asyncio.Future[tuple[ApprovalDecision, str | None]]
 
 
@@ -94,8 +112,11 @@ class Approvals:
         rules: tuple[str, ...] = (),
         can_ask: bool = True,
         save_rule: SaveRule | None = None,
+        protected: ProtectedPlaces | None = None,
     ) -> None:
         self.workspace = workspace
+        # Where a write asks whatever the rules say (the folders as of now).
+        self.protected = protected if protected is not None else ProtectedPlaces(workspace)
         self._emit = emit
         self.policy: Policy = _policy(policy)
         # Rules from the config files (and "always" answers of this session).
@@ -122,30 +143,47 @@ class Approvals:
 
     def why_ask(self, call: ToolCall) -> str | None:
         """Why this call needs the user's yes under the policy alone; None if it does not."""
+        verdict = self.verdict(call)
+        return None if verdict is None else verdict.why
+
+    def verdict(self, call: ToolCall) -> Verdict | None:
+        """Why this call asks (before rules); None when the policy lets it run. Blocking
+        for write/edit (a few `lstat`s to follow symlinks)."""
         if call.name not in ASKING_TOOLS or self.policy == "auto":
             return None
-        if self.policy == "ask":
-            return f"{call.name} asks first under the approval policy 'ask'"
+        policy = f"approval policy '{self.policy}'"
         if call.name == "bash":
-            return "bash asks first under the approval policy 'edits'"
-        where = self._where(call)
-        return None if where is None else f"{where} (approval policy 'edits')"
-
-    def _where(self, call: ToolCall) -> str | None:
-        """For `edits`: None when the path is inside the workspace and not guarded."""
+            return Verdict(f"bash asks first under the {policy}")
         raw = call.arguments.get("path")
         if not isinstance(raw, str):
-            return "the path is missing"
-        root = Path(os.path.realpath(self.workspace))
-        # Symlinks resolved: a link inside the workspace to a file outside is outside.
-        target = Path(os.path.realpath(_resolve(self.workspace, raw)))
-        try:
-            relative = target.relative_to(root)
-        except ValueError:
-            return "the path is outside the workspace"
-        if relative.parts and relative.parts[0] in _GUARDED_DIRS:
-            return f"the path is in the workspace's {relative.parts[0]}/ folder"
+            return Verdict("the path is missing", by_rule=False)
+        judgement = self.judge(raw)
+        why = judgement.why if judgement.place != "inside" else self._misread(judgement)
+        if why:
+            return Verdict(why, by_rule=False, judgement=judgement)
+        if self.policy == "ask":
+            return Verdict(f"{call.name} asks first under the {policy}", judgement=judgement)
         return None
+
+    def judge(self, raw: str) -> Judgement:
+        """Where the path argument `raw` leads: its real target, the file the tool opens,
+        and whether that is inside the workspace, outside or protected. Blocking."""
+        return self.protected.judge(path_target(self.workspace, raw))
+
+    def _misread(self, judgement: Judgement) -> str:
+        """Why to ask about a path whose text reads as outside or protected while its
+        target is an ordinary file inside ("" when it does not): the user would read
+        the text, and expect the write elsewhere."""
+        target = judgement.target
+        if not target.differs:
+            return ""
+        read = self.protected.judge(replace(target, real=target.as_written))
+        if read.place == "inside":
+            return ""
+        return (
+            f"as written, {target.raw} {read.why}; its `..` comes after a symlink, so "
+            f"it really writes {target.shown}"
+        )
 
     def allowed_by_rule(self, call: ToolCall) -> Rule | None:
         for rule in (*self.session_rules, *self.saved_rules):
@@ -161,23 +199,39 @@ class Approvals:
 
     async def check(self, call: ToolCall, signal: AbortSignal) -> str | None:
         """The `before_tool` check: None lets the call run, else the model's error text."""
-        why = self.why_ask(call)
-        if why is None or self.allowed_by_rule(call) is not None:
+        verdict = self.verdict(call)
+        if verdict is None or self._ruled(verdict, call):
             return None
         if not self.can_ask:
-            return refused_text(why)
+            return refused_text(verdict.why)
         if self._lock is None:
             self._lock = asyncio.Lock()
         async with self._lock:
             # An answer to an earlier call of this batch may have added a rule for this one.
-            if self.allowed_by_rule(call) is not None or signal.aborted:
-                return None if not signal.aborted else "Not run: the run was interrupted."
-            return await self._ask(call, why, signal)
+            if signal.aborted:
+                return "Not run: the run was interrupted."
+            if self._ruled(verdict, call):
+                return None
+            refused = await self._ask(call, verdict, signal)
+        if refused is None and verdict.judgement is not None:
+            # The question may have been open a while: the path must still lead where
+            # the user was shown.
+            before = verdict.judgement.target
+            now = path_target(self.workspace, before.raw)
+            if now.real != before.real:
+                return (
+                    f"Not run: {before.raw} led to {before.shown} when you were asked and "
+                    f"leads to {now.shown} now (a symlink on the way changed). Ask again."
+                )
+        return refused
 
-    async def _ask(self, call: ToolCall, why: str, signal: AbortSignal) -> str | None:
-        request = await self._request(call, why)
+    def _ruled(self, verdict: Verdict, call: ToolCall) -> bool:
+        return verdict.by_rule and self.allowed_by_rule(call) is not None
+
+    async def _ask(self, call: ToolCall, verdict: Verdict, signal: AbortSignal) -> str | None:
+        request = await self._request(call, verdict)
         loop = asyncio.get_running_loop()
-        question = _Question(request, loop.create_future())
+        question = _Question(request, verdict, loop.create_future())
         self._open[request.request_id] = question
         self._emit(request)
         # Closed the moment the run is aborted, not when this task next runs: the "deny"
@@ -197,7 +251,7 @@ class Approvals:
             self._interrupted(question)
             return "Not run: the user interrupted the run while this call waited for approval."
         decision, reason = question.future.result()
-        return await self._apply(call, decision, reason)
+        return await self._apply(question, decision, reason)
 
     def _interrupted(self, question: _Question) -> None:
         request_id = question.request.request_id
@@ -217,12 +271,18 @@ class Approvals:
         )
 
     async def _apply(
-        self, call: ToolCall, decision: ApprovalDecision, reason: str | None
+        self, question: _Question, decision: ApprovalDecision, reason: str | None
     ) -> str | None:
         if decision == "deny":
             return denied_text(reason)
         if decision in ("session", "always"):
-            rule = rule_for(call.name, call.arguments)
+            call = question.request.call
+            rule = rule_for(call.name, call.arguments) if question.verdict.by_rule else None
+            if not question.verdict.by_rule:
+                self._notice(
+                    "Allowed once: no rule can allow writing there, so the next such "
+                    "write asks again."
+                )
             if rule is not None:
                 self.session_rules.append(rule)
                 if decision == "always":
@@ -282,12 +342,13 @@ class Approvals:
 
     # -- the question -----------------------------------------------------------------
 
-    async def _request(self, call: ToolCall, why: str) -> ApprovalRequest:
-        rule = rule_for(call.name, call.arguments)
+    async def _request(self, call: ToolCall, verdict: Verdict) -> ApprovalRequest:
+        # Outside or protected: only "allow once" or "deny" (a rule would not apply).
+        rule = rule_for(call.name, call.arguments) if verdict.by_rule else None
         request = ApprovalRequest(
             request_id=f"approval-{next(self._ids)}",
             call=call,
-            why=why,
+            why=verdict.why,
             rule=rule.text if rule is not None else None,
             rule_label=rule.describe() if rule is not None else "",
         )
@@ -304,8 +365,3 @@ def _policy(value: str) -> Policy:
     if value not in POLICIES:
         raise ValueError(f"approval policy must be one of {', '.join(POLICIES)}, got {value!r}")
     return cast(Policy, value)
-
-
-def _resolve(workspace: Path, raw: str) -> Path:
-    path = Path(os.path.expanduser(raw))
-    return path if path.is_absolute() else workspace / path
