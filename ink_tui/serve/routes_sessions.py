@@ -43,6 +43,7 @@ async def list_sessions(request: Request) -> Response:
 
 async def open_session(request: Request) -> Response:
     from ink_tui.api.session_open import ModelConfigError
+    from ink_tui.serve.sessions import RegistryClosed
     from ink_tui.session.catalog import SessionLookupError
     from ink_tui.session.session_lock import SessionLocked
     from ink_tui.session.session_reader import SessionFileError
@@ -64,6 +65,8 @@ async def open_session(request: Request) -> Response:
         return error(request, 422, "unreadable", str(unreadable))
     except ModelConfigError as config:
         return error(request, 500, "config", str(config))
+    except RegistryClosed as stopping:
+        return error(request, 503, "stopping", str(stopping))
     except OSError as store:
         return error(request, 500, "store", str(store))
     return answer(request, {"session": served.state()}, 201 if opened else 200)
