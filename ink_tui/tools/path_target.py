@@ -37,6 +37,9 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 MAX_LINKS = 40
 # Opening a folder or a file relative to an open folder, without following a symlink.
 _WALKS = bool(_NOFOLLOW and _DIRECTORY) and os.open in os.supports_dir_fd
+# Folders on the way are opened only to open what is in them: Linux's O_PATH needs no
+# read permission (a folder one may pass through but not list still works).
+_FOLDER = getattr(os, "O_PATH", os.O_RDONLY) | _DIRECTORY | _CLOEXEC
 
 
 class PathChangedError(OSError):
@@ -163,7 +166,7 @@ def open_resolved(real: Path, flags: int, mode: int = 0o666, *, make_parents: bo
     if not _WALKS:
         return _open_checked(real, flags, mode, make_parents)
     parts = real.parts
-    folder = os.open(parts[0], os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    folder = os.open(parts[0], _FOLDER)
     try:
         for name in parts[1:-1]:
             inner = _open_folder(folder, name, make_parents)
@@ -180,7 +183,7 @@ def open_resolved(real: Path, flags: int, mode: int = 0o666, *, make_parents: bo
 
 
 def _open_folder(folder: int, name: str, make: bool) -> int:
-    flags = os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC
+    flags = _FOLDER | _NOFOLLOW
     try:
         return os.open(name, flags, dir_fd=folder)
     except FileNotFoundError:
