@@ -36,7 +36,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from ink_tui.control.controller import RunController
+    from ink_tui.control.public_event_types import SessionState
     from ink_tui.extensions.host import ExtensionHost
     from ink_tui.extensions.startup import ExtensionOptions
     from ink_tui.session.session_writer import SessionWriter
@@ -232,9 +233,11 @@ class AgentSession:
         return [history_dict(m) for m in self.controller.history]
 
     def snapshot(self) -> dict[str, Any]:
-        """What RPC `get_state` and HTTP `GET /api/sessions/{id}` report."""
+        """What RPC `get_state` and HTTP `GET /api/sessions/{id}` report: the keys of
+        `public_event_types.SessionState` (a plain dict, which `ink serve` adds to)."""
         settings = self.controller.settings
-        return {
+        open_ids = [r.request_id for r in self.controller.approvals.pending]
+        state: SessionState = {
             "session_id": self.session_id,
             "session_file": str(self.session_file) if self.session_file else None,
             "model": self.model,
@@ -244,11 +247,15 @@ class AgentSession:
             "steering_mode": settings.steering_mode,
             "follow_up_mode": settings.follow_up_mode,
             "message_count": len(self.controller.history),
-            "queue": [asdict(e) for e in self.queue],
+            "queue": [
+                {"id": e.id, "text": e.text, "mode": e.mode, "source": e.source} for e in self.queue
+            ],
             "queue_paused": self.controller.queue_paused,
             "approval": self.controller.approvals.policy,
-            "approvals_open": [r.request_id for r in self.controller.approvals.pending],
+            "approvals_open": open_ids,
+            "waiting": "approval" if open_ids else None,
         }
+        return dict(state)
 
     # -- approvals -----------------------------------------------------------------------
 

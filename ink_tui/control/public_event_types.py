@@ -158,6 +158,40 @@ class JobInfo(TypedDict):
     started: float | None
 
 
+# -- a session's state ------------------------------------------------------------------
+
+
+class QueuedInputInfo(TypedDict):
+    id: int
+    text: str
+    mode: QueueMode
+    # "user", or the name of the extension that queued it.
+    source: str
+
+
+class SessionState(TypedDict):
+    """What RPC `get_state` and `AgentSession.snapshot()` report, and `ink serve`'s
+    session state (without `session_file`, with `last_seq`). docs/rpc.md lists it."""
+
+    session_id: str
+    session_file: str | None
+    model: str
+    demo: bool
+    busy: bool
+    state: PublicState
+    steering_mode: Literal["all", "one-at-a-time"]
+    follow_up_mode: Literal["all", "one-at-a-time"]
+    message_count: int
+    queue: list[QueuedInputInfo]
+    queue_paused: bool
+    # The approval policy, and the questions open now (request ids).
+    approval: Literal["ask", "edits", "auto"]
+    approvals_open: list[str]
+    # What the run waits for: "approval" while a question is open (a tool call waits
+    # for the user's answer), None otherwise.
+    waiting: Literal["approval"] | None
+
+
 # -- the events -------------------------------------------------------------------------
 
 
