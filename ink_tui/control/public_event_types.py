@@ -14,8 +14,8 @@ Every event has the envelope's keys, then its own. Programs can tell the type ap
             print(event["stop_reason"], event["restored_count"])
 """
 
-from __future__ import annotations
-
+# No `from __future__ import annotations`: on Python 3.11 a TypedDict reads
+# `NotRequired` only from evaluated annotations, so `__optional_keys__` would be empty.
 from typing import Any, Final, Literal, NotRequired, TypedDict
 
 from ink_tui.core.events import (
