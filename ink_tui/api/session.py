@@ -39,10 +39,13 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
-from ink_tui.control.input_queue import TakeMode
-from ink_tui.control.public_events import PublicEvent, PublicProjection, history_dict
+from ink_tui.control.input_queue import TAKE_MODES, TakeMode
+from ink_tui.control.public_event_types import AgentSettledEvent, HistoryMessage, PublicEvent
+from ink_tui.control.public_events import PublicProjection, history_dict
+from ink_tui.core.choices import one_of
+from ink_tui.core.messages import QueueMode
 from ink_tui.opening import Opening
 
 if TYPE_CHECKING:
@@ -57,9 +60,6 @@ if TYPE_CHECKING:
     from ink_tui.extensions.startup import ExtensionOptions
     from ink_tui.session.session_writer import SessionWriter
 
-DeliverAs = Literal["steer", "follow_up"]
-Mode = Literal["steer", "follow_up"]
-
 
 class SessionBusy(RuntimeError):
     """A prompt arrived while a run is in progress and did not say how to deliver it."""
@@ -73,7 +73,7 @@ class QueueEntryGone(LookupError):
 class QueuedInput:
     id: int
     text: str
-    mode: Mode
+    mode: QueueMode
     # "user", or the name of the extension that queued it.
     source: str = "user"
 
@@ -228,7 +228,7 @@ class AgentSession:
         return self.controller.provider.model
 
     @property
-    def messages(self) -> list[dict[str, Any]]:
+    def messages(self) -> list[HistoryMessage]:
         """The conversation as the model has it, as JSON-ready dicts."""
         return [history_dict(m) for m in self.controller.history]
 
@@ -283,7 +283,7 @@ class AgentSession:
     # -- prompting -----------------------------------------------------------------------
 
     async def prompt(
-        self, text: str, deliver_as: DeliverAs | None = None
+        self, text: str, deliver_as: QueueMode | None = None
     ) -> PromptResult | QueuedInput:
         """Idle: run `text` and return how it settled. Busy: queue it (`deliver_as`) and
         return the queued entry at once, or raise `SessionBusy`."""
@@ -322,14 +322,14 @@ class AgentSession:
         """Queue a task for when the model would stop; idle, it starts a run instead."""
         return self._deliver(text, "follow_up")
 
-    def _deliver(self, text: str, mode: DeliverAs) -> QueuedInput | None:
+    def _deliver(self, text: str, mode: QueueMode) -> QueuedInput | None:
         self._check_open()
         if self.is_busy:
             return self._queue(text, mode)
         self.start(text)
         return None
 
-    def _queue(self, text: str, mode: DeliverAs) -> QueuedInput:
+    def _queue(self, text: str, mode: QueueMode) -> QueuedInput:
         if not text.strip():
             raise ValueError("the message is empty")
         entry = self.controller.queue.add(text, mode)
@@ -382,7 +382,7 @@ class AgentSession:
             raise ValueError("the text is empty; remove the entry instead")
         self.controller.queue.edit(entry_id, text)
 
-    def set_mode(self, entry_id: int, mode: Mode) -> None:
+    def set_mode(self, entry_id: int, mode: QueueMode) -> None:
         self._entry(entry_id)
         self.controller.set_entry_mode(entry_id, mode)
 
@@ -431,9 +431,10 @@ class AgentSession:
     def _on_event(self, event: Any) -> None:
         for public in self._projection.project(event):
             kind = public["type"]
-            if kind == "state_change" and public["state"] == "running" and self._settled is None:
-                self._settled = asyncio.get_running_loop().create_future()
-            elif kind == "agent_settled":
+            if public["type"] == "state_change":
+                if public["state"] == "running" and self._settled is None:
+                    self._settled = asyncio.get_running_loop().create_future()
+            elif public["type"] == "agent_settled":
                 self._resolve(public)
             for callback in tuple(self._subscribers):
                 try:
@@ -455,7 +456,7 @@ class AgentSession:
 
         task.add_done_callback(done)
 
-    def _resolve(self, settled: PublicEvent) -> None:
+    def _resolve(self, settled: AgentSettledEvent) -> None:
         future, self._settled = self._settled, None
         if future is not None and not future.done():
             future.set_result(
@@ -506,6 +507,7 @@ class AgentSession:
 
 
 def _take_mode(mode: str) -> TakeMode:
-    if mode not in ("all", "one-at-a-time"):
+    taken = one_of(mode, TAKE_MODES)
+    if taken is None:
         raise ValueError(f"mode must be 'all' or 'one-at-a-time', not {mode!r}")
-    return mode  # type: ignore[return-value]
+    return taken
