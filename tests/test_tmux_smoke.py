@@ -22,7 +22,13 @@ pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is no
 
 
 class Tmux:
-    def __init__(self, workspace: Path, env: dict[str, str] | None = None, args: str = "") -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        env: dict[str, str] | None = None,
+        args: str = "",
+        size: tuple[int, int] = (120, 40),
+    ) -> None:
         self.name = f"ink-smoke-{uuid.uuid4().hex[:8]}"
         # A server of its own (-L): on the shared default server, a session started just
         # after another test killed the last one can reach a server that is shutting down
@@ -36,8 +42,10 @@ class Tmux:
         )
         # exec: the pane's process is ink itself, so a test can kill it by the pane pid.
         command = f"cd {workspace} && exec env {assignments} {sys.executable} -m ink_tui {args}"
+        width, height = size
+        window = ["-x", str(width), "-y", str(height)]
         subprocess.run(
-            [*self.tmux, "new-session", "-d", "-s", self.name, "-x", "120", "-y", "40", command],
+            [*self.tmux, "new-session", "-d", "-s", self.name, *window, command],
             check=True,
             env={**os.environ, "TERM": "xterm-256color"},
         )
@@ -72,17 +80,24 @@ class Tmux:
         raise AssertionError(f"{what} never appeared; screen:\n{self.screen()}")
 
     def alive(self) -> bool:
-        return subprocess.run([*self.tmux, "has-session", "-t", self.name]).returncode == 0
+        done = subprocess.run([*self.tmux, "has-session", "-t", self.name], capture_output=True)
+        return done.returncode == 0
 
     def close(self) -> None:
         subprocess.run([*self.tmux, "kill-server"], capture_output=True)
+
+
+# Tall enough that nothing the test looks for scrolls off before it is seen: the test
+# may be slower than ink to look (a busy machine), and the transcript keeps moving.
+SIZE = (120, 120)
+QUESTION_KEYS = "Ctrl+G to answer"
 
 
 @pytest.fixture
 def tmux(workspace: Path, tmp_path: Path) -> Iterator[Tmux]:
     # Sessions and config go to the test's folder, never the real home.
     env = {"XDG_DATA_HOME": str(tmp_path / "data"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    session = Tmux(workspace, env=env)
+    session = Tmux(workspace, env=env, size=SIZE)
     try:
         yield session
     finally:
@@ -97,55 +112,58 @@ def test_submit_steer_follow_up_and_interrupt_in_a_real_terminal(tmux: Tmux) -> 
     tmux.keys("Enter")
     tmux.wait_for("offline demo model")
 
-    # The shell command asks first (the default approval policy): Ctrl+G moves to the
-    # question, y allows it once. (Typing while it waits: test_tmux_approval.py.)
+    # The shell command asks first (the default approval policy). (Typing while it
+    # waits: test_tmux_approval.py.)
     tmux.wait_for("sleeps for 2 seconds")
-    tmux.wait_for("Ctrl+G to answer")
+    tmux.wait_for(QUESTION_KEYS)
+    # Follow-up with Alt+Enter (tmux sends ESC CR). The run waits for the answer, so the
+    # follow-up is surely still in the queue list (below its "Queued" header) when the
+    # screen is read.
+    tmux.type("list the docs")
+    tmux.keys("M-Enter")
+
+    def queued(screen: str) -> bool:
+        return "Queued ·" in screen and "follow-up  list the docs" in screen.split("Queued ·")[-1]
+
+    tmux.wait_until(queued, "the queued follow-up")
+
+    # Ctrl+G moves to the question, y allows it once.
     tmux.keys("C-g")
     tmux.wait_for("[y] allow once")
     tmux.keys("y")
     # What is typed right after the answer goes to the input, whole and in order.
-
     # Steer while it works: Enter queues a steer that the next reply quotes.
     tmux.type("mind the tests")
     tmux.keys("Enter")
-    # Follow-up with Alt+Enter (tmux sends ESC CR).
-    tmux.type("list the docs")
-    tmux.keys("M-Enter")
 
-    # Both rows, in the queue list (below its "Queued" header). The steer may already
-    # have gone: the tool it waits for ends two seconds after it started.
-    def queued(screen: str) -> bool:
-        queue = screen.split("Queued ·")[-1] if "Queued ·" in screen else ""
-        steer_shown = "mind the tests" in queue or "steer  mind the tests" in screen
-        return "follow-up  list the docs" in queue and steer_shown
-
-    tmux.wait_until(queued, "the queued steer and follow-up", within=10)
     # Both enter the history labelled; the demo quotes each (a markdown quote: "▌").
-    tmux.wait_for("steer  mind the tests", within=30)
-    tmux.wait_for("▌ mind the tests", within=30)
-    tmux.wait_for("follow-up  list the docs", within=40)
-    tmux.wait_for("▌ list the docs", within=40)
+    tmux.wait_for("steer  mind the tests")
+    tmux.wait_for("▌ mind the tests")
+    tmux.wait_for("follow-up  list the docs")
+    tmux.wait_for("▌ list the docs")
+    # The follow-up came after everything else; once it is done, ink is idle.
+    tmux.wait_for("idle")
 
-    # Interrupt: a queued entry comes back into the editor.
-    tmux.wait_for("idle", within=30)
+    # Interrupt: a queued entry comes back into the editor. The run waits on its shell
+    # command's question, so the steer stays queued until Ctrl+C.
+    tmux.wait_until(lambda screen: QUESTION_KEYS not in screen, "the first question to close")
     tmux.type("another tour")
     tmux.keys("Enter")
-    tmux.wait_for("running")
+    tmux.wait_for(QUESTION_KEYS, within=60)
     tmux.type("queued while running")
     tmux.keys("Enter")
-    tmux.wait_for("Queued · 1", within=10)
+    tmux.wait_for("Queued · 1")
     tmux.keys("C-c")
-    tmux.wait_for("Restored 1 queued input to the editor.", within=15)
-    tmux.wait_for("idle", within=15)
+    tmux.wait_for("Restored 1 queued input to the editor.")
+    tmux.wait_for("idle")
     # The restored text is in the input box, not sent.
     assert "queued while running" in tmux.screen().split("Restored 1 queued input")[-1]
 
-    # Quit: Ctrl+C clears the editor, then twice on an empty editor quits.
-    tmux.keys("C-c")
-    tmux.keys("C-c")
-    tmux.keys("C-c")
-    deadline = time.monotonic() + 10
+    # Quit: Ctrl+C clears the editor, then twice on an empty editor quits. One write:
+    # read together, no stall of the machine falls between the last two and the 2 s
+    # quit window.
+    tmux.keys("C-c", "C-c", "C-c")
+    deadline = time.monotonic() + 30
     while tmux.alive() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not tmux.alive()
