@@ -299,7 +299,7 @@ def test_the_app_asks_before_writing_the_user_extension_folder_at_home(
         assert not extension.exists()
         # Ctrl+C denies the open question and interrupts the run.
         app.send(b"\x03")
-        app.wait_for("interrupted")
+        app.wait_for("Interrupted.")
         assert not extension.exists()
     finally:
         app.close()
