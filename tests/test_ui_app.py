@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from textual._xterm_parser import XTermParser
 
 from ink_tui.fastpaths import gc_policy
 from ink_tui.fastpaths.textual_keys import install_alt_enter
+from ink_tui.ui import clock
 from ink_tui.ui.blocks.answer_block import AnswerBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.widgets.queue_list import QueueList
@@ -28,6 +30,24 @@ from tests.scripted_server import (
 from tests.ui_helpers import make_app, type_text, wait_until
 
 SIZE = (100, 32)
+
+
+@contextmanager
+def frozen_ui_clock() -> Iterator[Callable[[float], None]]:
+    """The UI's clock stands still (it times the Ctrl+C windows), and moves only when
+    told: a press "a moment later" is that much later however long the machine took."""
+    now = 1000.0
+
+    def later(seconds: float) -> None:
+        nonlocal now
+        now += seconds
+        clock.freeze(now)
+
+    clock.freeze(now)
+    try:
+        yield later
+    finally:
+        clock.freeze(None)
 
 
 def transcript_text(app) -> str:
@@ -226,15 +246,18 @@ async def test_failed_request_shows_the_error_and_restores_the_queue(
 async def test_double_ctrl_c_while_running_exits_130(
     server: ScriptedServer, workspace: Path
 ) -> None:
-    server.push(tool_reply([("bash", {"command": "trap '' TERM; sleep 20"})]))
-    app, events = make_app(server, workspace)
+    # Once the command ignores SIGTERM, the abort's polite stop waits its grace: the
+    # second press comes while the run still runs.
+    ready = workspace / "ready"
+    server.push(tool_reply([("bash", {"command": f"trap '' TERM; touch {ready}; sleep 20"})]))
+    app, _ = make_app(server, workspace)
     async with app.run_test(size=SIZE) as pilot:
         await submit(pilot, "go")
-        await events.wait_for(lambda e: e.type == "tool_start")
-        await asyncio.sleep(0.2)
-        await pilot.press("ctrl+c")
-        await pilot.press("ctrl+c")
-        await pilot.pause()
+        await wait_until(pilot, ready.exists, what="the command to ignore SIGTERM")
+        with frozen_ui_clock():
+            await pilot.press("ctrl+c")
+            await pilot.press("ctrl+c")
+            await pilot.pause()
     assert app.return_code == 130
 
 
@@ -248,14 +271,16 @@ async def test_second_ctrl_c_just_after_an_aborted_stream_settled_still_exits_13
         await submit(pilot, "go")
         await wait_gate(gate)
         await submit(pilot, "queued steer")
-        await pilot.press("ctrl+c")
-        # The aborted stream settles at once and the steer comes back into the input;
-        # the second press, a moment later, must quit rather than clear it.
-        await app.controller.wait_idle()
-        await pilot.pause()
-        assert app.prompt.text == "queued steer"
-        await pilot.press("ctrl+c")
-        await pilot.pause()
+        with frozen_ui_clock() as moment_later:
+            await pilot.press("ctrl+c")
+            # The aborted stream settles at once and the steer comes back into the input;
+            # the second press, a moment later, must quit rather than clear it.
+            await app.controller.wait_idle()
+            await pilot.pause()
+            assert app.prompt.text == "queued steer"
+            moment_later(0.3)
+            await pilot.press("ctrl+c")
+            await pilot.pause()
     assert app.return_code == 130
 
 
@@ -265,13 +290,15 @@ async def test_idle_ctrl_c_clears_then_warns_then_quits(
     app, _ = make_app(server, workspace)
     async with app.run_test(size=SIZE) as pilot:
         await type_text(pilot, "some draft")
-        await pilot.press("ctrl+c")
-        assert app.prompt.text == ""
-        await pilot.press("ctrl+c")
-        await pilot.pause()
-        assert app.is_running
-        await pilot.press("ctrl+c")
-        await pilot.pause()
+        with frozen_ui_clock() as moment_later:
+            await pilot.press("ctrl+c")
+            assert app.prompt.text == ""
+            await pilot.press("ctrl+c")
+            await pilot.pause()
+            assert app.is_running
+            moment_later(1.0)
+            await pilot.press("ctrl+c")
+            await pilot.pause()
     assert app.return_code == 0
 
 
