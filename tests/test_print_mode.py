@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -91,6 +92,23 @@ def test_no_prompt_is_a_usage_error(workspace: Path) -> None:
     assert "no prompt" in done.stderr
 
 
+def read_until(proc: subprocess.Popen[str], needle: str, within: float = 20.0) -> str:
+    """What `proc` printed until `needle` (read from the pipe itself, past the buffer)."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    data = b""
+    deadline = time.monotonic() + within
+    while needle.encode() not in data:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise AssertionError(f"{needle!r} never printed; got {data!r}")
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            raise AssertionError(f"ink exited before printing {needle!r}; got {data!r}")
+        data += chunk
+    return data.decode()
+
+
 def _start(server: ScriptedServer, workspace: Path) -> subprocess.Popen[str]:
     # The commands these tests interrupt must run: print mode refuses what would ask.
     env = clean_env(INK_BASE_URL=server.base_url, INK_MODEL="m", INK_APPROVAL="auto")
@@ -112,11 +130,12 @@ def test_first_ctrl_c_aborts_and_exits_130_with_the_partial_answer(
     server.push(text_reply("Partial answer, then a long wait", pieces=2, gate=gate))
     proc = _start(server, workspace)
     assert gate.reached.wait(20)
-    time.sleep(0.3)
+    # The first piece is printed (not only sent): the abort comes after it.
+    printed = read_until(proc, "Partial answer")
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == 130, err
-    assert out.startswith("Partial answer")
+    assert (printed + out).startswith("Partial answer")
     assert server.disconnected.wait(2)
 
 
