@@ -88,19 +88,21 @@ def wait_gone(markers: list[str], within: float = 2.0) -> list[int]:
     return left
 
 
-def ended(pid: int, start: int) -> bool:
+def ended(pid: int, start: int | None = None) -> bool:
     """The process `pid` that started at `start` (clock ticks after boot, field 22 of
-    /proc/<pid>/stat) has ended: it is gone, a zombie, or its pid is another's now."""
+    /proc/<pid>/stat) has ended: it is gone, a zombie, or its pid is another's now.
+    Without `start`, for a pid that cannot be reused meanwhile (a child, or an orphan
+    of this subreaper, which stays a zombie until reaped)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as file:
             stat = file.read()
     except OSError:
         return True
     fields = stat[stat.rfind(b")") + 2 :].split()
-    return fields[0] in (b"Z", b"X") or int(fields[19]) != start
+    return fields[0] in (b"Z", b"X") or (start is not None and int(fields[19]) != start)
 
 
-def wait_ended(pid: int, start: int, within: float = 30.0) -> bool:
+def wait_ended(pid: int, start: int | None = None, within: float = 30.0) -> bool:
     """Until that process has ended (see `ended`); False if it still runs after `within`."""
     deadline = time.monotonic() + within
     while not ended(pid, start):

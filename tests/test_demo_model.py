@@ -308,13 +308,16 @@ async def test_abort_while_streaming_raises_promptly(workspace: Path) -> None:
     controller = AbortController()
     request = ModelRequest("", [UserMessage("explain the tokenizer")])
     received: list[StreamEvent] = []
+    arrived = asyncio.Event()
 
     async def consume() -> None:
         async for event in provider.stream(request, controller.signal):
             received.append(event)
+            arrived.set()
 
     task = asyncio.create_task(consume())
-    await asyncio.sleep(0.2)
+    # Streaming: something has arrived, and the rest takes seconds.
+    await asyncio.wait_for(arrived.wait(), 10)
     assert received and not task.done()
     controller.abort("interrupted by the user")
     start = time.monotonic()

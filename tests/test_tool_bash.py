@@ -13,6 +13,7 @@ from ink_tui.tools.bash import BashTool
 from ink_tui.tools.orphans import adopt_orphans
 from ink_tui.tools.output_capture import TailCapture
 from ink_tui.tools.process_group import group_alive
+from tests.process_markers import wait_ended
 from tests.tool_fixtures import group_exists, make_ctx, make_ctx_with_abort
 
 
@@ -31,6 +32,13 @@ def private_cache(
 ) -> None:
     # Cut outputs are kept under the user cache folder: never the real one in tests.
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+
+
+def wait_for_file(path: Path, within: float = 30.0) -> None:
+    deadline = time.monotonic() + within
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never written"
+        time.sleep(0.02)
 
 
 async def run(workspace: Path, command: str, limits: ToolLimits | None = None, **args: object):
@@ -154,9 +162,12 @@ async def test_timeout_kills_the_group_and_keeps_output(tmp_path: Path) -> None:
 async def test_abort_terminates_the_whole_group_promptly(tmp_path: Path) -> None:
     ctx, controller = make_ctx_with_abort(tmp_path)
     # The grandchild ignores SIGTERM, so only the SIGKILL after the grace stops it.
-    command = "echo $$; bash -c 'trap \"\" TERM; echo child ready; sleep 30' & sleep 30"
+    ready = tmp_path / "ready"
+    command = (
+        f"echo $$; bash -c 'trap \"\" TERM; echo child ready; touch {ready}; sleep 30' & sleep 30"
+    )
     task = asyncio.create_task(BashTool().execute({"command": command}, ctx))
-    await asyncio.sleep(0.5)
+    await asyncio.to_thread(wait_for_file, ready)
     started = time.monotonic()
     controller.abort()
     result = await asyncio.wait_for(task, 5)
@@ -220,9 +231,10 @@ async def test_shell_killed_by_a_signal_reports_it(tmp_path: Path) -> None:
 
 
 async def test_background_job_is_reaped_after_it_ends(tmp_path: Path) -> None:
-    first = await run(tmp_path, "sleep 0.3 & echo started")
+    first = await run(tmp_path, "sleep 0.3 & echo $!")
     pgid = first.details["pgid"]
-    await asyncio.sleep(0.6)
+    # Ended: a zombie of this process (a subreaper) until something reaps it.
+    assert await asyncio.to_thread(wait_ended, int(first.content.split()[0]))
     # The next command reaps what earlier groups left behind.
     await run(tmp_path, "true")
     assert not group_exists(pgid)

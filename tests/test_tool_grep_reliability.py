@@ -93,7 +93,10 @@ async def test_python_fallback_gives_up_after_its_budget(runaway_tree: Path) -> 
 async def test_abort_kills_the_python_fallback(runaway_tree: Path) -> None:
     ctx, abort = make_ctx_with_abort(runaway_tree)
     call = asyncio.create_task(GrepTool(use_ripgrep=False).execute({"pattern": RUNAWAY}, ctx))
-    await asyncio.sleep(0.5)
+    # Until the fallback runs in a child process (it backtracks for far longer than this).
+    deadline = time.monotonic() + 20
+    while not _workers() and not call.done() and time.monotonic() < deadline:
+        await asyncio.wait({call}, timeout=0.02)
     assert _workers(), "the fallback should be running in a child process"
     abort.abort("test")
     with pytest.raises(AbortError):
