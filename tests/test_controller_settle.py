@@ -93,8 +93,14 @@ class IgnoresAbort:
     parameters: dict[str, Any] = {"type": "object"}  # noqa: RUF012
     concurrency_safe = False
 
+    def __init__(self) -> None:
+        # It returns only once released, so a test knows it was still working.
+        self.release = asyncio.Event()
+        self.returned = False
+
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        await asyncio.sleep(1.0)
+        await self.release.wait()
+        self.returned = True
         return ToolResult("LATE RESULT")
 
 
@@ -104,18 +110,25 @@ async def test_tool_ignoring_the_abort_is_abandoned_after_the_grace(
     server.push(tool_reply([("stubborn", {})]))
     settings = RunSettings()
     settings.loop.abort_grace_s = 0.2
+    stubborn = IgnoresAbort()
     controller, events = make_controller(
-        server, workspace, tools=[*default_tools(), IgnoresAbort()], settings=settings
+        server, workspace, tools=[*default_tools(), stubborn], settings=settings
     )
     controller.submit("go")
     await events.wait_for(lambda e: e.type == "tool_start")
     started = time.monotonic()
     controller.interrupt()
     await controller.wait_idle()
-    assert 0.2 <= time.monotonic() - started < 0.8
+    # Settled after the grace, while the tool still held on: abandoned, not waited for.
+    assert time.monotonic() - started >= 0.2
+    assert not stubborn.returned
     result = next(m for m in controller.history if m.role == "tool")
     assert result.content == "Did not stop within 0.2 s of the interrupt; result abandoned."
-    await asyncio.sleep(1.0)
+    # Its late result, once there, goes nowhere.
+    stubborn.release.set()
+    for _ in range(20):
+        await asyncio.sleep(0)
+    assert stubborn.returned
     assert all("LATE RESULT" not in getattr(m, "content", "") for m in controller.history)
 
 
@@ -151,9 +164,8 @@ async def test_second_interrupt_before_settling_exits_130(
     server: ScriptedServer, workspace: Path
 ) -> None:
     server.push(tool_reply([("stubborn", {})]))
-    controller, events = make_controller(
-        server, workspace, tools=[*default_tools(), IgnoresAbort()]
-    )
+    stubborn = IgnoresAbort()
+    controller, events = make_controller(server, workspace, tools=[*default_tools(), stubborn])
     controller.submit("go")
     await events.wait_for(lambda e: e.type == "tool_start")
     assert controller.interrupt() == "aborting"
@@ -163,6 +175,7 @@ async def test_second_interrupt_before_settling_exits_130(
     states = [(s.state, s.interrupts) for s in events.of("state")]
     assert states[-2:] == [("running", 1), ("exited", 0)]
     assert events.of("state")[-1].exit_code == 130
+    stubborn.release.set()
     await controller.aclose()
 
 
