@@ -21,6 +21,7 @@ from ink_tui.core.messages import (
 )
 from ink_tui.core.provider_api import ModelRequest, ReplyDone, StreamEvent, TextChunk, ThinkingChunk
 from ink_tui.providers.demo import DemoProvider, estimate_usage, split_pieces
+from ink_tui.providers.demo_changes import PLAIN_COMMAND
 from ink_tui.providers.demo_findings import (
     count_matches,
     count_read_lines,
@@ -32,6 +33,9 @@ from ink_tui.providers.demo_replies import BASH_COMMAND
 from ink_tui.providers.demo_script import is_greeting, pick_search_word, plan_reply, wants_stop
 
 READ_ONLY = {"ls", "read", "grep", "find", "bash"}
+# The tour's steps, one reply each: ls, reads, grep, write, edit, plain command, the slow
+# command, the summary.
+TOUR = 8
 
 
 @pytest.fixture
@@ -59,6 +63,10 @@ def fake_result(call: ToolCall, workspace: Path) -> ToolResultMessage:
         content = "counting files...\n       4\n"
     elif call.name == "find":
         content = "README.md\ndocs/guide.md"
+    elif call.name == "write":
+        content = f"wrote 12 lines (300 bytes) to {args['path']} (created a new file)"
+    elif call.name == "edit":
+        content = f"applied {len(args['edits'])} edits to {args['path']}"
     else:
         raise AssertionError(f"the demo called an unexpected tool: {call.name}")
     return ToolResultMessage(call.id, call.name, content)
@@ -127,10 +135,25 @@ async def test_full_plan_ls_reads_grep_bash_summary(workspace: Path) -> None:
     assert third.tool_calls[0].arguments["pattern"] == "tokenizer"
     assert "`README.md` (3 lines)" in third.text
 
+    write = await drive.step()
+    assert names(write) == ["write"] and "2 matches" in write.text
+    notes = write.tool_calls[0].arguments
+    assert notes["path"] == "ink-demo-notes.md" and not (workspace / notes["path"]).exists()
+    assert "`tokenizer`" in notes["content"] and "Ctrl+G" in write.text
+
+    edit = await drive.step()
+    assert names(edit) == ["edit"] and edit.tool_calls[0].arguments["path"] == notes["path"]
+    for change in edit.tool_calls[0].arguments["edits"]:
+        assert notes["content"].count(change["old_text"]) == 1  # it applies to what it wrote
+
+    plain = await drive.step()
+    assert names(plain) == ["bash"] and plain.tool_calls[0].arguments == {"command": "ls -la"}
+    assert "**s**" in plain.text and "**a**" in plain.text
+
     fourth = await drive.step()
     assert names(fourth) == ["bash"]
     assert fourth.tool_calls[0].arguments["command"] == BASH_COMMAND
-    assert "2 matches" in fourth.text
+    assert fourth.text.startswith("Last, a shell command")
 
     summary = await drive.step()
     assert summary.tool_calls == [] and summary.finish_reason == "stop"
@@ -139,10 +162,24 @@ async def test_full_plan_ls_reads_grep_bash_summary(workspace: Path) -> None:
     for key in ("Enter", "Alt+Enter", "Ctrl+C", "`!"):
         assert key in summary.text
 
-    # Every call was read-only, every id unique and of the documented shape.
+    # Every call but the notes' write and edit was read-only; every id unique and of the
+    # documented shape.
     calls = [c for m in drive.history if isinstance(m, AssistantMessage) for c in m.tool_calls]
-    assert {c.name for c in calls} <= READ_ONLY
-    assert [c.id for c in calls] == ["demo_1_1", "demo_2_1", "demo_2_2", "demo_3_1", "demo_4_1"]
+    changes = [c for c in calls if c.name not in READ_ONLY]
+    assert [(c.name, c.arguments["path"]) for c in changes] == [
+        ("write", "ink-demo-notes.md"),
+        ("edit", "ink-demo-notes.md"),
+    ]
+    assert [c.id for c in calls] == [
+        "demo_1_1",
+        "demo_2_1",
+        "demo_2_2",
+        "demo_3_1",
+        "demo_4_1",
+        "demo_5_1",
+        "demo_6_1",
+        "demo_7_1",
+    ]
     assert all(json.loads(c.raw_arguments) == c.arguments for c in calls)
 
 
@@ -164,7 +201,7 @@ async def test_stream_events_and_usage(workspace: Path) -> None:
 
 async def test_deterministic(workspace: Path) -> None:
     one, two = Driver(workspace, "explain tokenizer"), Driver(workspace, "explain tokenizer")
-    for _ in range(5):
+    for _ in range(TOUR):
         assert await one.step() == await two.step()
 
 
@@ -200,7 +237,7 @@ async def test_skip_steer_before_the_first_reply(workspace: Path) -> None:
 
 async def test_follow_up_is_quoted_and_runs_find(workspace: Path) -> None:
     drive = Driver(workspace, "explain the tokenizer")
-    for _ in range(5):
+    for _ in range(TOUR):
         last = await drive.step()
     assert last.tool_calls == []
     drive.inject("what about the docs?", "follow_up")
@@ -269,12 +306,12 @@ async def test_a_result_it_did_not_ask_for_is_ignored(workspace: Path) -> None:
 
 async def test_new_prompt_starts_a_new_plan(workspace: Path) -> None:
     drive = Driver(workspace, "explain the tokenizer")
-    for _ in range(5):
+    for _ in range(TOUR):
         await drive.step()
     drive.inject("now the widgets", "prompt")
     reply = await drive.step()
     assert names(reply) == ["ls"] and "> now the widgets" in reply.text
-    assert reply.tool_calls[0].id == "demo_6_1"
+    assert reply.tool_calls[0].id == "demo_9_1"
 
 
 async def test_one_file_workspace_reads_one_and_empty_skips_reading(tmp_path: Path) -> None:
@@ -337,6 +374,48 @@ async def test_abort_between_chunks_and_before_start(workspace: Path) -> None:
         await anext(stream)
     with pytest.raises(AbortError):
         await anext(provider.stream(ModelRequest("", []), controller.signal))
+
+
+# --- the changes: a notes file of its own, never a user's ---------------------------------
+
+
+async def steps_to_the_write(drive: Driver) -> AssistantMessage:
+    for _ in range(3):  # ls, reads, grep
+        await drive.step()
+    return await drive.reply()
+
+
+async def test_the_notes_never_take_the_name_of_a_file_in_the_workspace(
+    workspace: Path,
+) -> None:
+    (workspace / "ink-demo-notes.md").write_text("my own notes\n")
+    (workspace / "INK-DEMO-NOTES-2.md").write_text("mine too\n")
+    write = await steps_to_the_write(Driver(workspace, "explain the tokenizer"))
+    assert write.tool_calls[0].arguments["path"] == "ink-demo-notes-3.md"
+
+
+async def test_with_a_listing_cut_short_it_writes_nothing(workspace: Path) -> None:
+    drive = Driver(workspace, "explain the tokenizer")
+    first = await drive.reply()
+    cut = "README.md\nsrc/\n\n[4000 more entries not shown (4002 in total)]"
+    drive.history.append(ToolResultMessage(first.tool_calls[0].id, "ls", cut))
+    await drive.step()  # reads
+    await drive.step()  # grep
+    reply = await drive.step()
+    assert names(reply) == ["bash"] and reply.tool_calls[0].arguments["command"] == PLAIN_COMMAND
+
+
+async def test_a_denied_write_skips_the_edit(workspace: Path) -> None:
+    drive = Driver(workspace, "explain the tokenizer")
+    write = await steps_to_the_write(drive)
+    denied = "not run: the user denied this call"
+    drive.history.append(ToolResultMessage(write.tool_calls[0].id, "write", denied, True))
+    reply = await drive.step()
+    assert "That call failed: `write`" in reply.text
+    assert names(reply) == ["bash"] and reply.tool_calls[0].arguments["command"] == PLAIN_COMMAND
+    assert names(await drive.step()) == ["bash"]  # the slow command
+    summary = await drive.step()
+    assert summary.tool_calls == [] and "counted 4 files" in summary.text
 
 
 # --- the pure helpers -------------------------------------------------------------------

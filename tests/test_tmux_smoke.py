@@ -91,6 +91,18 @@ class Tmux:
 # may be slower than ink to look (a busy machine), and the transcript keeps moving.
 SIZE = (120, 120)
 QUESTION_KEYS = "Ctrl+G to answer"
+# The tour's changes, each asked about before its slow command: a write and an edit of
+# its notes file (with their diffs), and a plain command.
+CHANGES = ("write ink-demo-notes.md", "edit ink-demo-notes.md", "bash ls -la")
+
+
+def allow_the_changes(tmux: Tmux) -> None:
+    """Answer the tour's questions about its changes, each with Ctrl+G and y."""
+    for label in CHANGES:
+        tmux.wait_for(f"{label}  waiting for your answer", within=60)
+        tmux.keys("C-g")
+        tmux.wait_for("[y] allow once")
+        tmux.keys("y")
 
 
 @pytest.fixture
@@ -112,8 +124,9 @@ def test_submit_steer_follow_up_and_interrupt_in_a_real_terminal(tmux: Tmux) -> 
     tmux.keys("Enter")
     tmux.wait_for("offline demo model")
 
-    # The shell command asks first (the default approval policy). (Typing while it
-    # waits: test_tmux_approval.py.)
+    # The changes ask first (the default approval policy), then the slow shell command.
+    # (Typing while it waits: test_tmux_approval.py.)
+    allow_the_changes(tmux)
     tmux.wait_for("sleeps for 2 seconds")
     tmux.wait_for(QUESTION_KEYS)
     # Follow-up with Alt+Enter (tmux sends ESC CR). The run waits for the answer, so the

@@ -360,8 +360,8 @@ async def test_a_tool_end_without_tool_start_still_shows_the_call() -> None:
 
 
 DIFF = (
-    "--- a/x.py\n+++ b/x.py\n@@ -1,4 +1,4 @@\n def f():\n-    return [1]\n+    return [2]\n"
-    " x = 1\n@@ -9 +9 @@\n-old\n+new\n"
+    "--- a/x.py\n+++ b/x.py\n@@ -1,8 +1,8 @@\n def f():\n     a = 1\n     b = 2\n"
+    "-    return [1]\n+    return [2]\n x = 1\n y = 2\n z = 3\n@@ -19 +19 @@\n-old\n+new\n"
 )
 
 
@@ -379,7 +379,7 @@ async def test_an_edit_result_is_a_coloured_diff_and_the_fold_counts_its_lines()
             (style,) = styles_of(transcript, block, text)
             return style.color.name if style.color else None
 
-        assert colour("@@ -1,4 +1,4 @@") == "cyan"
+        assert colour("@@ -1,8 +1,8 @@") == "cyan"
         assert colour("-    return [1]") == "red"
         assert colour("+    return [2]") == "green"
         assert colour("-old") == "red"
@@ -387,7 +387,18 @@ async def test_an_edit_result_is_a_coloured_diff_and_the_fold_counts_its_lines()
         assert "+    return [2]" in body(transcript, block).splitlines()
         transcript.toggle_fold(block)
         await pilot.pause()
-        assert body(transcript, block).splitlines()[-1] == "+4 more lines"
+        # Folded: each hunk's header and changes, a context line around them, the count.
+        assert body(transcript, block).splitlines() == [
+            "@@ -1,8 +1,8 @@",
+            "b = 2",
+            "-    return [1]",
+            "+    return [2]",
+            "x = 1",
+            "@@ -19 +19 @@",
+            "-old",
+            "+new",
+            "+4 more lines",
+        ]
 
 
 async def test_results_are_plain_text_and_errors_use_the_error_colour() -> None:

@@ -2,7 +2,9 @@
 
 ink uses it when neither an API key nor a base URL is configured, so a new user sees every
 feature at once: streamed thinking and markdown, two read-only tool calls that run side
-by side, a slow shell command to steer or interrupt, follow-ups and error handling.
+by side, a write and an edit of a notes file of its own (each asked about with its
+diff), a plain command whose question offers "this session" and "always", a slow shell
+command to steer or interrupt, follow-ups and error handling.
 
 What it says is decided by `demo_script.plan_reply`, a pure function of the request's
 messages (so the demo is deterministic and knows the workspace only through tool

@@ -32,6 +32,7 @@ class Findings:
     """What the tool results of one episode told the model about the workspace."""
 
     entries: list[str] | None = None  # names from `ls` (directories end with "/")
+    listing_cut: bool = False  # the `ls` result did not show every entry
     reads: list[tuple[str, int, int | None]] = field(default_factory=list)  # path, shown, total
     search: tuple[str, int] | None = None  # grep pattern, matching lines
     file_count: int | None = None  # the number the bash command printed
@@ -154,12 +155,14 @@ def gather_findings(calls: Sequence[ToolCall], results: dict[str, ToolResultMess
             found.failed.append(call.name)
         elif call.name == "ls":
             found.entries = parse_listing(result.content)
+            found.listing_cut = "more entries not shown" in result.content
         elif call.name == "read":
             shown, total = count_read_lines(result.content)
             found.reads.append((str(call.arguments.get("path", "?")), shown, total))
         elif call.name == "grep":
             found.search = (str(call.arguments.get("pattern", "")), count_matches(result.content))
-        elif call.name == "bash":
+        elif call.name == "bash" and "wc -l" in str(call.arguments.get("command", "")):
+            # The command that counts the files (not the plain one the tour also runs).
             found.file_count = last_number(result.content)
         elif call.name == "find":
             paths = [line.strip() for line in _data_lines(result.content)]

@@ -9,8 +9,11 @@ The plan for a prompt, one reply per step:
 1. say it is the offline demo, quote the prompt back, call `ls`;
 2. two `read`s at once on files picked from the listing (skipped when there are none);
 3. `grep` for a word from the prompt (or "TODO");
-4. a harmless, slow `bash` command, so there is time to steer or interrupt;
-5. a markdown summary of what it saw, with a code block and run-control tips.
+4. changes, each asked about first (`demo_changes`): a `write` of a notes file of its
+   own, an `edit` of it (both with their diffs), a plain command (`ls -la`) whose
+   question offers "this session" and "always";
+5. a harmless, slow `bash` command, so there is time to steer or interrupt;
+6. a markdown summary of what it saw, with a code block and run-control tips.
 
 Which step comes next is decided by the tools already called since the prompt, not by
 counting replies, so results of calls it did not make are simply ignored. Steering
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ink_tui.core.messages import (
@@ -36,6 +39,7 @@ from ink_tui.core.messages import (
     ToolResultMessage,
     UserMessage,
 )
+from ink_tui.providers.demo_changes import change_step
 from ink_tui.providers.demo_findings import (
     Findings,
     count_matches,
@@ -223,10 +227,11 @@ def plan_reply(messages: Sequence[Message], workspace: str = "workspace") -> Dem
             step = nothing_to_stop_reply()
     elif is_greeting(prompt) and not done:
         step = greeting_reply()
-    elif stop or "bash" in done:
+    elif stop or any(call.arguments.get("command") == BASH_COMMAND for call in calls):
         step = summary_reply(found, workspace)
     elif "grep" in done:
-        step = bash_reply(found)
+        # The changes, then the slow command (whose text needs no search result again).
+        step = change_step(calls, episode.results, found) or bash_reply(replace(found, search=None))
     elif "read" in done:
         step = grep_reply(found, pick_search_word(prompt))
     elif "ls" in done:

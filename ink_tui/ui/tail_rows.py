@@ -18,7 +18,7 @@ import math
 from dataclasses import replace
 
 from ink_tui.session.entries import AssistantEntry, Entry, ToolResultEntry, UserEntry
-from ink_tui.ui.blocks.tool_block import FOLD_LINES
+from ink_tui.ui.blocks.fold_view import HEAD_LINES, SHORT_LINES
 
 # The blank row between two blocks of the transcript.
 GAP = 1
@@ -83,12 +83,12 @@ def least_rows(entry: Entry, width: int) -> int:
 
 
 def _result_rows(entry: ToolResultEntry) -> int:
-    # Shown under its call: the first FOLD_LINES lines ("+N more lines" after them), a
-    # diff instead for edits; at least a line ("(no output)").
+    # Shown under its call: whole when short, else folded (fold_view.py) to at least
+    # its first HEAD_LINES lines and a count; a diff instead for edits; at least a line.
     if "diff" in entry.details:
         return 1
     lines = entry.message.content.count("\n") + 1
-    return min(lines, FOLD_LINES) + (1 if lines > FOLD_LINES else 0)
+    return lines if lines <= SHORT_LINES else HEAD_LINES + 1
 
 
 def text_rows(text: str, width: int) -> int:

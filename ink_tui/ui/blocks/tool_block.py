@@ -3,11 +3,12 @@
 The state line reads `⠹ bash make test  3.2s` while running (the transcript redraws the
 spinner at 10 fps only then), `✓`/`✗` with the duration once done, `◌ … queued` while a
 concurrent call waits for a slot, `? … waiting for your answer` while an approval
-question about it is open (its time counts from `tool_running`, after the answer). The
-result shows its first `FOLD_LINES` lines and "+N more lines"; a click, or Enter with
-the transcript's cursor on it, expands it. An `edit`/`write` result that carries
-`details["diff"]` shows the coloured diff instead (from its first hunk), and the fold
-counts its lines.
+question about it is open (its time counts from `tool_running`, after the answer). A
+long result is folded to the lines that matter for its kind (`fold_view.py`): a
+command's last lines under "… N lines above", a diff's changed lines, the first lines
+of anything else; a short one is shown whole. A click, or Enter with the transcript's
+cursor on it, expands it. An `edit`/`write` result that carries `details["diff"]` shows
+the coloured diff instead (from its first hunk).
 
 The result is kept as the tool's own string; styled lines are only built when drawn, so
 a thousand folded results of 200 lines cost their text, not 200,000 styled lines.
@@ -26,7 +27,8 @@ from textual.strip import Strip
 from ink_tui.core.tool_summary import call_label
 from ink_tui.ui import clock
 from ink_tui.ui.blocks.block import Block, Look, blank_lines, framed, inner_width, render_segments
-from ink_tui.ui.blocks.diff_lines import diff_lines
+from ink_tui.ui.blocks.diff_lines import diff_line_style, diff_lines
+from ink_tui.ui.blocks.fold_view import FoldKind, FoldView, fold_view
 
 if TYPE_CHECKING:
     from ink_tui.core.messages import ToolCall
@@ -34,7 +36,6 @@ if TYPE_CHECKING:
 
 ToolState = Literal["queued", "asking", "running", "done", "failed"]
 
-FOLD_LINES = 4
 BODY_INDENT = 2
 
 
@@ -55,6 +56,22 @@ def _count_lines(text: str) -> int:
     return text.count("\n") + 1 if text else 0
 
 
+def _fold(call: ToolCall, result: ToolResult, text: str, is_diff: bool) -> FoldView | None:
+    """The collapsed view of a result's text, or None when it is short enough to show."""
+    lines = text.split("\n") if text else []
+    kind: FoldKind = "head"
+    notes = 0
+    shown = result.details.get("shown")
+    if is_diff:
+        kind = "diff"
+    elif call.name == "bash" and isinstance(shown, int) and 0 <= shown < len(lines):
+        # The output comes first ("(no output)" when there is none), then the notes:
+        # a blank line, the exit code, an "[output cut …]" line.
+        kind = "tail"
+        notes = len(lines) - max(shown, 1)
+    return fold_view(lines, kind, notes)
+
+
 class ToolBlock(Block):
     def __init__(self, call: ToolCall, concurrent: bool = False) -> None:
         super().__init__()
@@ -68,11 +85,12 @@ class ToolBlock(Block):
         self.text = ""
         self.line_count = 0
         self._is_diff = False
+        self._fold: FoldView | None = None
         self.expanded = False
 
     @property
     def foldable(self) -> bool:
-        return self.line_count > FOLD_LINES
+        return self._fold is not None
 
     @property
     def collapsed(self) -> bool:
@@ -112,6 +130,7 @@ class ToolBlock(Block):
         self.state = "failed" if result.is_error else "done"
         self.text, self._is_diff = _result_source(result)
         self.line_count = _count_lines(self.text)
+        self._fold = _fold(self.call, result, self.text, self._is_diff)
         self.changed()
         return True
 
@@ -149,24 +168,28 @@ class ToolBlock(Block):
         return text
 
     def body_text(self) -> Text:
-        if self.collapsed:
-            shown = "\n".join(self.text.split("\n", FOLD_LINES)[:FOLD_LINES])
-        else:
-            shown = self.text
+        fold = self._fold if self.collapsed else None
+        if fold is not None:
+            return self._folded_text(fold)
         if self._is_diff:
-            body = Text("\n").join(diff_lines(shown, file_header=False))
-        elif shown:
+            return Text("\n").join(diff_lines(self.text, file_header=False))
+        if self.text:
             # Text, never markup: tool output may hold [brackets] of its own.
-            body = Text(shown)
-        else:
-            body = Text("(no output)", style="dim")
-        if not self.collapsed:
-            return body
+            return Text(self.text)
+        return Text("(no output)", style="dim")
+
+    def _folded_text(self, fold: FoldView) -> Text:
+        rows: list[Text] = []
+        if fold.above:
+            rows.append(Text(f"… {fold.above} {_noun(fold.above)} above", style="dim italic"))
+        for line in fold.lines:
+            rows.append(Text(line, style=diff_line_style(line) if self._is_diff else ""))
+        if fold.more:
+            rows.append(Text(f"+{fold.more} more {_noun(fold.more)}", style="dim italic"))
+        body = Text("\n").join(rows)
         # Collapsed lines are cropped, not wrapped, so the fold is exactly its lines high.
         body.no_wrap = True
         body.overflow = "ellipsis"
-        hidden = self.line_count - FOLD_LINES
-        body.append(f"\n+{hidden} more line{'s' if hidden != 1 else ''}", style="dim italic")
         return body
 
     def plain_text(self) -> str:
@@ -182,3 +205,7 @@ class ToolBlock(Block):
             body = render_segments(self.body_text(), inner - BODY_INDENT, look, body_style)
             lines.extend(framed(body, inner, left=BODY_INDENT, style=base))
         return [*framed(lines, width, left=1, right=1, style=base), *blank_lines(1, width)]
+
+
+def _noun(count: int) -> str:
+    return "line" if count == 1 else "lines"
