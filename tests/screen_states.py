@@ -329,6 +329,46 @@ async def _palette(pilot: Pilot, _: list[Any]) -> None:
     await pilot.pause(0.1)
 
 
+FOLD_COMMAND = (
+    'for n in $(seq 1 60); do echo "tests/test_cart.py::test_total_$n PASSED"; done; '
+    'echo "============ 60 passed in 0.42s ============"'
+)
+
+
+def _folded_diff_script(server: ScriptedServer) -> list[Any]:
+    edit = {
+        "old_text": "    return sum((i.price * i.qty for i in items), Decimal(0))",
+        "new_text": (
+            "    subtotal = sum((i.price * i.qty for i in items), Decimal(0))\n"
+            '    return subtotal.quantize(Decimal("0.01"))'
+        ),
+    }
+    server.push(
+        tool_reply(
+            [("edit", {"path": "src/shop/cart.py", "edits": [edit]})],
+            text="I'll round the total to cents.",
+        ),
+        text_reply("Done: `total()` now rounds to cents."),
+    )
+    return []
+
+
+async def _folded_diff(pilot: Pilot, _: list[Any]) -> None:
+    """An edit done: its folded diff shows the changed lines, not the first four."""
+    await submit(pilot, "round the total to cents")
+    await settle(pilot)
+
+
+async def _folded_output(pilot: Pilot, _: list[Any]) -> None:
+    """A short output shown whole; a long one folded to its last lines."""
+    app = app_of(pilot)
+    await wait_until(pilot, lambda: app.controller is not None)
+    await submit(pilot, "!cat README.md")
+    await settle(pilot)
+    await submit(pilot, "!" + FOLD_COMMAND)
+    await settle(pilot)
+
+
 def _too_small_script(server: ScriptedServer) -> list[Any]:
     return []
 
@@ -507,6 +547,20 @@ SCENES = [
         _too_small_script,
         _session_picker,
         sessions=True,
+    ),
+    Scene(
+        "folded-diff",
+        "An edit done: its folded diff shows the changed lines",
+        (100, 32),
+        _folded_diff_script,
+        _folded_diff,
+    ),
+    Scene(
+        "folded-output",
+        "Command output: a short one whole, a long one folded to its last lines",
+        (100, 32),
+        _too_small_script,
+        _folded_output,
     ),
 ]
 
