@@ -238,6 +238,12 @@ async def _interrupted(pilot: Pilot, held: list[Any]) -> None:
     await type_text(pilot, "my unsent draft")
     await pilot.press("ctrl+c")
     await settle(pilot)
+    # A moment after the abort the hint row says a second press quits; the picture is
+    # of the moment after, with the usual hints.
+    from ink_tui.ui.widgets.hint_row import HintRow
+
+    hints = pilot.app.query_one(HintRow)
+    await wait_until(pilot, lambda: not hints.has_class("-flash"), what="the hints")
 
 
 def _error_script(server: ScriptedServer) -> list[Any]:

@@ -49,6 +49,7 @@ from ink_tui.core.events import (
     Notice,
 )
 from ink_tui.core.messages import ToolCall
+from ink_tui.core.tool_summary import call_label
 from ink_tui.tools.path_target import path_target
 
 log = logging.getLogger(__name__)
@@ -133,6 +134,9 @@ class Approvals:
         self._open: dict[str, _Question] = {}
         # Answers given, by request id: a second answer is refused by name.
         self._answered: dict[str, ApprovalDecision] = {}
+        # What each question asked about ("bash ls -la"), for messages a user reads: the
+        # request id is for programs, not for the transcript.
+        self._asked_about: dict[str, str] = {}
         self._ids = itertools.count(1)
         self._lock: asyncio.Lock | None = None
 
@@ -233,6 +237,7 @@ class Approvals:
         loop = asyncio.get_running_loop()
         question = _Question(request, verdict, loop.create_future())
         self._open[request.request_id] = question
+        self._asked_about[request.request_id] = call_label(request.call)
         self._emit(request)
         # Closed the moment the run is aborted, not when this task next runs: the "deny"
         # comes before the run settles, and no answer is taken after the abort.
@@ -320,11 +325,13 @@ class Approvals:
         question = self._open.get(request_id)
         if question is None:
             before = self._answered.get(request_id)
+            about = self._asked_about.get(request_id)
+            question_name = f"the question about {about}" if about else "that question"
             if before is not None:
                 raise AnswerError(
-                    f"approval {request_id} was already answered ({before}); this answer is ignored"
+                    f"{question_name} was already answered ({before}); this answer is ignored"
                 )
-            raise AnswerError(f"no approval question {request_id!r} is open")
+            raise AnswerError(f"{question_name} is not open; this answer is ignored")
         # Only a denial carries a reason: it is what the model reads instead of a result.
         reason = ((reason or "").strip() or None) if decision == "deny" else None
         typed = cast(ApprovalDecision, decision)

@@ -55,6 +55,7 @@ from ink_tui.core.events import (
 from ink_tui.core.loop import AgentLoop, LoopResult
 from ink_tui.core.messages import Message, QueueMode, UserMessage
 from ink_tui.core.provider_api import Provider
+from ink_tui.core.sentence import sentence
 from ink_tui.core.tool_api import BeforeTool, Tool, ToolContext
 
 if TYPE_CHECKING:
@@ -184,7 +185,8 @@ class RunController:
         try:
             self.approvals.answer(request_id, decision, reason)
         except AnswerError as error:
-            self._emit(Notice(text=f"{str(error)[:1].upper()}{str(error)[1:]}.", kind="approval"))
+            message = str(error)
+            self._emit(Notice(text=sentence(message[:1].upper() + message[1:]), kind="approval"))
             return False
         return True
 

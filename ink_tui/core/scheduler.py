@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from ink_tui.core.abort import AbortError, AbortSignal
 from ink_tui.core.events import Event, ToolEnd, ToolRunning, ToolSettled, ToolStart
 from ink_tui.core.messages import ToolCall, ToolResultMessage
+from ink_tui.core.sentence import sentence
 from ink_tui.core.tool_api import Tool, ToolContext, ToolError, ToolResult
 from ink_tui.core.validation import validation_error
 
@@ -85,7 +86,7 @@ def _result_of(task: asyncio.Future[ToolResult], call: ToolCall) -> ToolResult:
     if isinstance(error, ToolError):
         return ToolResult.error(str(error))
     if isinstance(error, AbortError):
-        return ToolResult.error(f"Interrupted: {error.reason}.")
+        return ToolResult.error(sentence(f"Interrupted: {error.reason}"))
     return ToolResult.error(f"{call.name} failed: {type(error).__name__}: {error}")
 
 

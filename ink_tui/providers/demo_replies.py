@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ink_tui.core.messages import ToolResultMessage, UserKind, UserMessage
+from ink_tui.core.sentence import sentence
 from ink_tui.providers.demo_findings import Findings
 
 __all__ = [
@@ -113,7 +114,9 @@ def acknowledge_failures(fresh: Sequence[ToolResultMessage]) -> str:
     for result in fresh:
         if result.is_error:
             first = next((ln.strip() for ln in result.content.splitlines() if ln.strip()), "")
-            lines.append(f"That call failed: `{result.tool_name}`: {first or 'no details'}.")
+            lines.append(
+                sentence(f"That call failed: `{result.tool_name}`: {first or 'no details'}")
+            )
     return "\n".join(lines) + ("\n\nNo harm done; moving on." if lines else "")
 
 

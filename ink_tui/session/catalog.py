@@ -5,6 +5,10 @@ path before the first frame, so they read only the headers (line 1: id and start
 as much of the newest sessions as it takes to meet a message: reading all of a 20,000
 message session only to learn it is not empty took ~0.3 s.
 
+Lists are ordered by start; `-c` takes the session used last instead: the one whose file,
+or whose `.pending.json` (input queued or typed and not yet sent), was written last. A
+`/resume`d older session that was worked in is then the one `-c` continues.
+
 A session with damaged lines is listed like any other (the reader skips the lines,
 `SessionSummary.skipped_lines` says which): it must stay findable by `-c`, `-r` and the
 lists. Only a file with no readable header is left out, rather than breaking the
@@ -19,7 +23,12 @@ from pathlib import Path
 
 from ink_tui.session.entries import AssistantEntry, SessionHeader, UserEntry, decode_entry
 from ink_tui.session.session_reader import SessionFileError, load_session, read_header
-from ink_tui.session.store_paths import SESSION_SUFFIX, session_id_from_name, workspace_dir
+from ink_tui.session.store_paths import (
+    SESSION_SUFFIX,
+    pending_input_path,
+    session_id_from_name,
+    workspace_dir,
+)
 from ink_tui.session.summary import SessionSummary
 
 # How many candidates an ambiguous-prefix error lists before saying "and N more".
@@ -69,17 +78,36 @@ def summarize(path: Path) -> SessionSummary | None:
 
 
 def newest_session(workspace: Path | str, root: Path | None = None) -> SessionSummary | None:
-    """The session `--continue` resumes, or None when the workspace has none."""
+    """The session `--continue` resumes (the one used last), or None when there is none."""
     path = newest_session_path(workspace, root)
     return summarize(path) if path is not None else None
 
 
 def newest_session_path(workspace: Path | str, root: Path | None = None) -> Path | None:
-    """The file of `newest_session`, found without reading any session in full."""
-    for _, path in _headers(workspace, root):
-        if _has_message(path):
+    """The file of `newest_session`, found without reading any session in full: the
+    session used last (`last_used`) in which something was said or input is pending."""
+    used = [
+        (last_used(path), header.started, path.name, path)
+        for header, path in _headers(workspace, root)
+    ]
+    used.sort(key=lambda item: item[:3], reverse=True)
+    for *_, path in used:
+        if _has_message(path) or pending_input_path(path).exists():
             return path
     return None
+
+
+def last_used(path: Path) -> int:
+    """When the session was last used, in ns since the epoch: the latest write of its file
+    or of its pending input (which is written alone when input is only queued or typed);
+    0 when neither can be looked at."""
+    times = []
+    for written in (path, pending_input_path(path)):
+        try:
+            times.append(written.stat().st_mtime_ns)
+        except OSError:
+            continue
+    return max(times, default=0)
 
 
 def find_session(workspace: Path | str, id_prefix: str, root: Path | None = None) -> SessionSummary:

@@ -1,6 +1,7 @@
 """Which saved session `-c` and `-r ID` mean, for every front end (app and print mode).
 
-- `-c`: the workspace's newest session in which something was said; when there is none,
+- `-c`: the workspace's session used last (its file or its pending input written last) in
+  which something was said or input waits; when there is none,
   a new session, with a note saying so (not an error: "carry on if there is anything to
   carry on" is what a script running `ink -c -p` every time wants).
 - `-r ID`: the one session whose id starts with ID; none or several is an error

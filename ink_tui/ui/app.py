@@ -286,6 +286,9 @@ class InkApp(App[None]):
                 self.exit(return_code=change.exit_code or 0)
             else:
                 self.prompt.placeholder = placeholder_for(change.state, self.is_demo)
+                if change.state == "idle":
+                    # After the hint row has seen the change (it ends a flash on it).
+                    self.call_later(self.ctrl_c.settled)
 
     # -- input ----------------------------------------------------------------------
 
@@ -293,7 +296,8 @@ class InkApp(App[None]):
     def _draft_changed(self, message: PromptInput.Changed) -> None:
         self.start.note_input()
         if self.binding is not None:
-            self.binding.set_draft(self.prompt.text)
+            # From the message: it may arrive while the app shuts down, the box gone.
+            self.binding.set_draft(message.text_area.text)
 
     @on(PromptInput.Submitted)
     def _submitted(self, message: PromptInput.Submitted) -> None:

@@ -13,6 +13,7 @@ from ink_tui.control.input_queue import TAKE_MODES
 from ink_tui.core.choices import one_of
 from ink_tui.core.events import JobView, NoticeLevel
 from ink_tui.core.messages import AssistantMessage
+from ink_tui.core.sentence import sentence
 from ink_tui.ui.model_label import model_label
 from ink_tui.ui.slash_commands import find_command
 from ink_tui.ui.widgets.status_bar import StatusBar
@@ -183,9 +184,13 @@ class CommandRunner:
             return
         models = config.available_models()
         if not models:
+            from ink_tui.session.config_files import display_path
+
+            # The file the loader read ($XDG_CONFIG_HOME honoured), not a usual place.
+            where = display_path(config.user_config_dir / "config.toml")
             self.say(
                 "No models are configured. Add [providers.NAME] with base_url and models to "
-                "~/.config/ink/config.toml (see `ink config`)."
+                f"{where} (see `ink config`)."
             )
             return
         from ink_tui.ui.screens.list_picker import ListPicker
@@ -226,7 +231,7 @@ class CommandRunner:
             try:
                 approvals.set_policy(wanted)
             except ValueError as error:
-                self.say(f"{error}.", "warning")
+                self.say(sentence(str(error)), "warning")
                 return
             self.say(
                 f"Approval: {approvals.policy} (for this session; set [approval] policy "

@@ -4,11 +4,15 @@
 2. A run is going on: it is interrupted ("press Ctrl+C again to quit now"). The stop key
    is never taken over by anything else while a run goes on.
 3. A second press within `DOUBLE_PRESS_S` of the one that aborted a run quits with
-   status 130, even if the run settled in between.
+   status 130, even if the run settled in between; the hint row says so for as long as
+   that holds (`settled`).
 4. Idle with text selected in the transcript: the selection is copied.
-5. Idle with text in the input: the input is cleared.
-6. Idle with nothing to clear: a first press arms quitting, a second one within
-   `QUIT_WINDOW_S` quits. Submitting anything disarms it (`disarm`).
+5. Idle with text in the input: the input is cleared, and the text is kept one key away:
+   it becomes the newest history entry, and the hint row says "Cleared; press Up to
+   bring it back". Clearing arms no quitting, so the next press cannot quit.
+6. Idle with nothing to clear: a first press arms quitting ("Press Ctrl+C again to
+   quit"), a second one within `QUIT_WINDOW_S` quits. Submitting anything disarms it
+   (`disarm`).
 """
 
 from __future__ import annotations
@@ -28,6 +32,10 @@ QUIT_WINDOW_S = 2.0
 # if the run settled in between (an aborted stream settles in milliseconds): it must not
 # clear the input the settle just restored.
 DOUBLE_PRESS_S = 0.5
+# What the hint row says after Ctrl+C cleared the input, and for how long.
+CLEARED_HINT = "Cleared; press Up to bring it back"
+CLEARED_HINT_S = 5.0
+QUIT_HINT = "Press Ctrl+C again to quit"
 
 
 class CtrlCPolicy:
@@ -39,6 +47,16 @@ class CtrlCPolicy:
     def disarm(self) -> None:
         """Something was submitted: an earlier idle press no longer counts toward quitting."""
         self._last_idle = None
+
+    def settled(self) -> None:
+        """The run went idle. If a press aborted it a moment ago, a second press still
+        quits (rule 3): the hint row says so until that window closes, since the state
+        change took the "Interrupting…" hint away."""
+        if self._last_abort is None:
+            return
+        left = self._last_abort + DOUBLE_PRESS_S - clock.now()
+        if left > 0:
+            self.app.query_one(HintRow).flash(f"{QUIT_HINT} now", left)
 
     def press(self) -> None:
         app = self.app
@@ -66,11 +84,17 @@ class CtrlCPolicy:
             app.screen.clear_selection()
             app.query_one(HintRow).flash(f"Copied {len(selected)} characters", 2.0)
             return
+        text = app.prompt.text
         if app.prompt.clear_input():
+            # The input keeps it as its newest history entry (a blank text is not kept,
+            # and nothing of it is lost either).
             self._last_idle = None
+            app.query_one(HintRow).flash(
+                CLEARED_HINT if text.strip() else "Cleared", CLEARED_HINT_S
+            )
             return
         if self._last_idle is not None and now - self._last_idle <= QUIT_WINDOW_S:
             app.quit_app(0)
             return
         self._last_idle = now
-        app.query_one(HintRow).flash("Press Ctrl+C again to quit", QUIT_WINDOW_S)
+        app.query_one(HintRow).flash(QUIT_HINT, QUIT_WINDOW_S)

@@ -202,10 +202,17 @@ class AppSessions:
         if pending.warning:
             self.transcript.add_notice(pending.warning, "warning")
         if not pending.empty:
-            text, count = pending.restore_text()
+            text, _ = pending.restore_text()
             # The saved draft is part of `text`; what is in the box now goes below it.
             self.prompt.restore(text)
-            queued = f"{count} queued {'input' if count == 1 else 'inputs'}"
-            self.transcript.add_notice(
-                f"Restored {queued} and the unsent text from when the app last stopped."
-            )
+            queued = sum(1 for entry in pending.entries if entry.text.strip())
+            self.transcript.add_notice(restored_notice(queued, bool(pending.draft.strip())))
+
+
+def restored_notice(queued: int, draft: bool) -> str:
+    """What a resume says it put back into the editor: `queued` (non-blank) queued
+    inputs and, with `draft`, the text that was being typed."""
+    parts = [f"{queued} queued {'input' if queued == 1 else 'inputs'}"] if queued else []
+    if draft or not parts:
+        parts.append("the unsent text")
+    return f"Restored {' and '.join(parts)} from when the app last stopped."

@@ -46,6 +46,7 @@ from textual.widgets import Input, Static
 
 from ink_tui.control.bus import EventBus
 from ink_tui.core.events import ApprovalRequest, ApprovalResolved, Event, RunEnd
+from ink_tui.core.sentence import sentence
 from ink_tui.core.tool_summary import call_label
 from ink_tui.ui.blocks.diff_lines import diff_lines
 
@@ -213,7 +214,7 @@ class ApprovalQuestion(Vertical, can_focus=True):
         self.remove_class("-reason", "-answering")
         self.query_one("#approval-reason", Input).value = ""
         self.query_one("#approval-call", Static).update(_call_text(request))
-        self.query_one("#approval-why", Static).update(f"Allow this? {request.why}.")
+        self.query_one("#approval-why", Static).update(sentence(f"Allow this? {request.why}"))
         preview = self.query_one("#approval-preview", Static)
         lines = _preview_lines(request)
         preview.display = bool(lines)

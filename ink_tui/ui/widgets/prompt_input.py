@@ -14,7 +14,8 @@ Keys (the App decides what a submission means: idle it starts a run, running it 
 
 Rows are visual rows: in a soft-wrapped line Up and Down first move through the line.
 Ctrl+C is left to the App, which binds it with `priority=True` (TextArea's own Ctrl+C
-copy binding then never sees it) and calls `clear_input()`.
+copy binding then never sees it) and calls `clear_input()`, which keeps the cleared text
+as the newest history entry: Up brings it back.
 
 While a completion menu (`completion`, set by the menu itself) is open, Up, Down, Tab,
 Enter and Escape go to it first: the table above applies only when it is closed.
@@ -160,12 +161,16 @@ class PromptInput(TextArea):
         self._quiet_completion()
 
     def clear_input(self) -> bool:
-        """Empty the box (Ctrl+C on an idle editor). Returns whether there was text."""
-        had_text = bool(self.text)
+        """Empty the box (Ctrl+C on an idle editor). Returns whether there was text.
+
+        The text becomes the newest history entry, so Up on the empty box brings it
+        back, even after more presses of Ctrl+C."""
+        text = self.text
+        had_text = bool(text)
         self._end_walk()
         if had_text:
-            # An edit rather than load_text, so Ctrl+Z brings back a draft cleared by
-            # mistake.
+            self._input_history.add(text)
+            # An edit rather than load_text, so Ctrl+Z brings it back too.
             self.clear()
         return had_text
 
