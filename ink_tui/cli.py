@@ -63,6 +63,14 @@ def build_parser() -> argparse.ArgumentParser:
             "the workspace (edits), or never (auto); print mode refuses what would ask"
         ),
     )
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help=(
+            "apply this folder's .ink/config.toml in full without it being trusted (this "
+            "run only): its approval policy and rules, pass_env and providers"
+        ),
+    )
     sessions = parser.add_argument_group("sessions")
     sessions.add_argument(
         "-c",
@@ -175,6 +183,7 @@ def _main(argv: list[str]) -> int:
         flags = {name: getattr(args, name) for name in _SESSION_FLAGS}
         flags["extensions"] = not args.no_extensions
         flags["trust_extensions"] = args.trust_extensions
+        flags["trust_project"] = args.trust_project
         return rpc_main(
             workspace,
             flags,
@@ -200,6 +209,8 @@ def _run(args: argparse.Namespace, workspace: Path) -> int:
     from ink_tui.session.config import load_config
 
     config = load_config(workspace, flags=vars(args))
+    if args.prompt is None and config.held_back is not None:
+        config = _ask_trust_project(config, workspace, args)
     if config.model_errors:
         from ink_tui.session.model_errors import EXIT_MODEL_UNUSABLE
 
@@ -244,6 +255,25 @@ def _run(args: argparse.Namespace, workspace: Path) -> int:
     from ink_tui.ui.app import run_app
 
     return run_app(config, workspace, plan, extensions=partial(_extension_options, args, config))
+
+
+def _ask_trust_project(config: Config, workspace: Path, args: argparse.Namespace) -> Config:
+    """The TUI asks whether to trust an untrusted .ink/config.toml before it starts; a
+    yes is remembered and the file then applies in full."""
+    from ink_tui.session.config import load_config
+    from ink_tui.session.project_trust import trust_file_now
+    from ink_tui.ui.screens.trust_project import ask_trust_project
+
+    held = config.held_back
+    if held is None or not ask_trust_project(held):
+        return config
+    try:
+        trust_file_now(held.path)
+    except OSError as error:
+        trusted = load_config(workspace, flags=vars(args), trust_project=True)
+        trusted.problems.append(f"Could not remember trusting {held.path}: {error}")
+        return trusted
+    return load_config(workspace, flags=vars(args))
 
 
 def _extension_options(args: argparse.Namespace, config: Config) -> ExtensionOptions:

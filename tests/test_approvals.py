@@ -203,8 +203,10 @@ async def test_always_saves_a_rule_into_the_workspace_config_keeping_what_is_the
         tool_reply([("bash", {"command": "touch two"})]),
         text_reply("second"),
     )
+    # Trusted (tests/test_project_trust.py: an untrusted file's rules are held back).
+    trusted = {"approval": "ask", "extensions": False, "trust_project": True}
     async with AgentSession.open(
-        workspace, base_url=server.base_url, model="m", approval="ask", extensions=False
+        workspace, base_url=server.base_url, model="m", **trusted
     ) as session:
         questions: list[dict] = []
         asked = asyncio.Event()
@@ -227,7 +229,7 @@ async def test_always_saves_a_rule_into_the_workspace_config_keeping_what_is_the
     assert 'allow = ["edit", "bash:touch"]' in text
     # A new session reads the rule: `touch two` runs without a question.
     async with AgentSession.open(
-        workspace, base_url=server.base_url, model="m", approval="ask", extensions=False
+        workspace, base_url=server.base_url, model="m", **trusted
     ) as session:
         seen: list[str] = []
         session.subscribe(lambda e: seen.append(e["type"]))
@@ -271,7 +273,7 @@ def test_rules_from_both_config_files_add_up(workspace: Path, tmp_path: Path) ->
     ws = workspace / ".ink" / "config.toml"
     ws.parent.mkdir()
     ws.write_text('[approval]\nallow = ["edit", "bash:pytest"]\n')
-    config = load_config(workspace, environ={}, user_config_path=user)
+    config = load_config(workspace, environ={}, user_config_path=user, trust_project=True)
     assert config.run_settings().approval_allow == ("bash:pytest", "edit")
 
 

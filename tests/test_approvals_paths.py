@@ -115,7 +115,15 @@ def test_a_saved_write_rule_never_grants_the_ink_or_git_folder(
     ]
     for policy in ("ask", "edits"):
         server.push(tool_reply(calls), text_reply("done"))
-        done = ink("-p", "go", "--approval", policy, cwd=workspace, env=print_env(server))
+        done = ink(
+            "-p",
+            "go",
+            "--approval",
+            policy,
+            "--trust-project",
+            cwd=workspace,
+            env=print_env(server),
+        )
         assert done.returncode == 0, done.stderr
         assert (workspace / "notes.md").read_text() == "allowed by the rule\n"
         assert len(refused_lines(done.stderr)) == 4, done.stderr

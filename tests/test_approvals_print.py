@@ -41,14 +41,17 @@ def test_approval_auto_runs_it(server: ScriptedServer, workspace: Path) -> None:
     assert (workspace / "made").exists()
 
 
-def test_a_rule_in_the_workspace_config_allows_it(server: ScriptedServer, workspace: Path) -> None:
+def test_a_rule_in_a_trusted_workspace_config_allows_it(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    # Trusted for this run (tests/test_project_trust.py: an untrusted file's rules are not).
     (workspace / ".ink").mkdir()
     (workspace / ".ink" / "config.toml").write_text('[approval]\nallow = ["bash:touch"]\n')
     server.push(
         tool_reply([("bash", {"command": "touch made"}), ("bash", {"command": "rm sum.py"})]),
         text_reply("done"),
     )
-    done = ink("-p", "go", cwd=workspace, env=_env(server))
+    done = ink("-p", "go", "--trust-project", cwd=workspace, env=_env(server))
     assert done.returncode == 0, done.stderr
     assert (workspace / "made").exists()
     assert (workspace / "sum.py").exists()  # `rm` is not covered by the rule

@@ -24,7 +24,8 @@ def load(tmp_path: Path, user_text: str | None = None, workspace_text: str | Non
         write(user, user_text)
     if workspace_text is not None:
         write(workspace / ".ink" / "config.toml", workspace_text)
-    return load_config(workspace, flags={}, environ={}, user_config_path=user)
+    # The workspace file as a trusted one applies (tests/test_project_trust.py: untrusted).
+    return load_config(workspace, flags={}, environ={}, user_config_path=user, trust_project=True)
 
 
 def test_bad_toml_names_file_line_and_column_and_contributes_nothing(tmp_path: Path) -> None:

@@ -37,7 +37,14 @@ def load(
     if workspace_text is not None:
         (workspace / ".ink").mkdir(exist_ok=True)
         (workspace / ".ink" / "config.toml").write_text(workspace_text)
-    return load_config(workspace, flags=flags or {}, environ=environ or {}, user_config_path=user)
+    # The workspace file as a trusted one applies (tests/test_project_trust.py: untrusted).
+    return load_config(
+        workspace,
+        flags=flags or {},
+        environ=environ or {},
+        user_config_path=user,
+        trust_project=True,
+    )
 
 
 @pytest.mark.parametrize(

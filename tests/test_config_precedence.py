@@ -30,7 +30,14 @@ def load(
     flags: dict[str, object] | None = None,
 ) -> Config:
     workspace, user, _ = files
-    return load_config(workspace, flags=flags or {}, environ=environ or {}, user_config_path=user)
+    # The workspace file as a trusted one applies (tests/test_project_trust.py: untrusted).
+    return load_config(
+        workspace,
+        flags=flags or {},
+        environ=environ or {},
+        user_config_path=user,
+        trust_project=True,
+    )
 
 
 def test_defaults_apply_where_nothing_is_set(files: tuple[Path, Path, Path]) -> None:

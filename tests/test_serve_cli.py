@@ -183,7 +183,8 @@ async def test_served_sessions_ask_unless_the_config_or_the_flag_says_otherwise(
         assert wrong.status_code == 421
     (workspace / ".ink").mkdir()
     (workspace / ".ink" / "config.toml").write_text('[approval]\npolicy = "edits"\n')
-    async with ink_serve(workspace, env) as (client, _):
+    # Looser than ask: applied only from a trusted file (tests/test_project_trust.py).
+    async with ink_serve(workspace, env, "--trust-project") as (client, _):
         policies.append((await client.post("/api/sessions", json={})).json()["session"])
     async with ink_serve(workspace, env, "--approval", "auto") as (client, _):
         policies.append((await client.post("/api/sessions", json={})).json()["session"])

@@ -145,7 +145,9 @@ class AgentSession:
         id prefix, `continue_` resumes the newest; `record=False` writes nothing.
         `redact_call` / `redact_text` are the event projection's hooks (see
         `PublicProjection`). `extensions=False` loads none; `trust_extensions=True` loads
-        the project's without its folder being trusted (this session only)."""
+        the project's without its folder being trusted (this session only);
+        `trust_project=True` applies the workspace's `.ink/config.toml` in full without
+        it being trusted (else a warning names the keys held back, docs/configuration.md)."""
         from ink_tui.extensions.startup import ExtensionOptions
 
         return Opening(

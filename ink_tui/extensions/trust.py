@@ -6,6 +6,8 @@ One JSON file in the user data folder (`~/.local/share/ink/trusted-extensions.js
 
 keyed by the folder's real path (symlinks resolved) and holding a hash of every file
 in it, so a changed, added or removed file means the folder is asked about again.
+The same file keeps the project config files the user trusted (`session/project_trust.py`)
+under `"config_files"`, each with the hash of its bytes.
 "Not now" is not remembered: the next start asks again. A store that cannot be read
 counts as empty (nothing trusted); one that cannot be written is reported by the caller.
 """
@@ -47,13 +49,35 @@ class TrustStore:
     def __init__(self, path: Path | None = None) -> None:
         self.path = path or default_trust_file()
 
-    def _read(self) -> dict[str, Any]:
+    def _data(self) -> dict[str, Any]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-        folders = data.get("folders") if isinstance(data, dict) else None
-        return folders if isinstance(folders, dict) else {}
+        return data if isinstance(data, dict) else {}
+
+    def _read(self, section: str = "folders") -> dict[str, Any]:
+        entries = self._data().get(section)
+        return entries if isinstance(entries, dict) else {}
+
+    def _write(self, section: str, key: str, digest: str) -> None:
+        data = self._data()
+        entries = self._read(section)
+        entries[key] = {"hash": digest}
+        data.update({"version": VERSION, section: entries})
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps(data, indent=2, sort_keys=True)
+        write_atomic(self.path, (text + "\n").encode())
+
+    def trusted_hash(self, section: str, key: str) -> str | None:
+        """The hash remembered for `key` in `section` ("folders", "config_files")."""
+        entry = self._read(section).get(key)
+        digest = entry.get("hash") if isinstance(entry, dict) else None
+        return digest if isinstance(digest, str) else None
+
+    def remember(self, section: str, key: str, digest: str) -> None:
+        """Trust `key` with `digest`; raises OSError when the store cannot be written."""
+        self._write(section, key, digest)
 
     def is_trusted(self, folder: Path) -> bool:
         entry = self._read().get(folder_key(folder))
@@ -66,8 +90,4 @@ class TrustStore:
 
     def trust(self, folder: Path) -> None:
         """Remember `folder` as it is now; raises OSError when the store cannot be written."""
-        folders = self._read()
-        folders[folder_key(folder)] = {"hash": folder_hash(folder)}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"version": VERSION, "folders": folders}, indent=2, sort_keys=True)
-        write_atomic(self.path, (text + "\n").encode())
+        self._write("folders", folder_key(folder), folder_hash(folder))

@@ -45,6 +45,7 @@ SESSION_FLAGS = (
     "steering_mode",
     "follow_up_mode",
     "approval",
+    "trust_project",
 )
 
 
@@ -85,6 +86,11 @@ def build_parser() -> argparse.ArgumentParser:
             "ask before bash/write/edit (ask), only before bash and outside the workspace "
             "(edits), or never (auto); default: the configured policy, ask unless set"
         ),
+    )
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="apply this folder's .ink/config.toml in full without it being trusted",
     )
     parser.add_argument("--base-url", help="OpenAI-compatible API base URL (env INK_BASE_URL)")
     parser.add_argument("--model", help="model name (env INK_MODEL)")
@@ -139,6 +145,8 @@ def main(argv: Sequence[str]) -> int:
         for line in render_model_errors(config):
             print(f"ink serve: {line}", file=sys.stderr)
         return EXIT_MODEL_UNUSABLE
+    if config.held_back is not None:
+        print(f"ink serve: {config.held_back.message()}", file=sys.stderr)
     if flags["approval"] is None:
         # The person's policy: a served page asks as the TUI does (sessions would take
         # `auto`, a program's default, from a policy that is not a flag).

@@ -6,6 +6,10 @@ holding the old rules plus the new one). The result is parsed again before it is
 written, and must equal the old settings plus the rule; anything else (the file is not
 valid TOML, `approval` is written as an inline table or dotted keys) is refused with a
 message, and the file is left untouched. Written atomically.
+
+A file that was trusted (`project_trust`) before, or did not exist, is trusted as written:
+the user's own saved rules must not make their project config untrusted. A file that was
+not trusted stays so: ink's write does not vouch for what someone else put there.
 """
 
 from __future__ import annotations
@@ -18,10 +22,14 @@ from typing import Any
 from ink_tui.session.atomic_file import write_atomic
 
 
-def add_allow_rule(path: Path, rule: str) -> None:
+def add_allow_rule(path: Path, rule: str, trust_file: Path | None = None) -> None:
     """Add `rule` to `[approval] allow` in `path` (created if missing). Raises ValueError
-    or OSError with what went wrong; a rule already there changes nothing."""
+    or OSError with what went wrong; a rule already there changes nothing. `trust_file`:
+    the trust store (None: the user's)."""
+    from ink_tui.session.project_trust import trust_file_now, trust_state
+
     text = path.read_text(encoding="utf-8-sig") if path.exists() else ""
+    was_trusted = not path.exists() or trust_state(path, trust_file) is None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
@@ -46,6 +54,13 @@ def add_allow_rule(path: Path, rule: str) -> None:
         ) from None
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, updated.encode("utf-8"))
+    if was_trusted:
+        try:
+            trust_file_now(path, trust_file)
+        except OSError as error:
+            raise OSError(
+                f"saved the rule, but could not remember trusting {path}: {error}"
+            ) from error
 
 
 def _array(rules: list[Any]) -> str:

@@ -32,6 +32,7 @@ from ink_tui.session.model_choice import ModelChoice
 from ink_tui.session.model_config import ModelConfig
 from ink_tui.session.model_errors import find_model_errors
 from ink_tui.session.model_resolver import ModelInputs, ModelResolver, model_inputs
+from ink_tui.session.project_trust import HeldBack, hold_back, trust_state
 
 if TYPE_CHECKING:
     # Built only when a run starts: importing them (and the tool and message types they
@@ -64,6 +65,8 @@ class Config:
     keys: dict[str, Setting]
     problems: list[str]
     _inputs: ModelInputs = field(repr=False)
+    # What an untrusted project config set that was not applied (`project_trust`).
+    held_back: HeldBack | None = None
     model: ModelChoice = field(init=False)
     # Why the model the user configured cannot be used (see `model_errors`); when not
     # empty, `ink` refuses to start rather than run the offline demo in its place.
@@ -225,8 +228,12 @@ def load_config(
     environ: Mapping[str, str] | None = None,
     user_config_path: Path | None = None,
     workspace_config_path: Path | None = None,
+    trust_project: bool | None = None,
+    trust_file: Path | None = None,
 ) -> Config:
-    """Read both files, the environment and the flags the user gave (None = not given)."""
+    """Read both files, the environment and the flags the user gave (None = not given).
+    The workspace file applies in full only when trusted (`project_trust`): in the trust
+    store `trust_file`, or for this run with `trust_project` (or the flag of that name)."""
     env = os.environ if environ is None else environ
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     user_path = user_config_path or config_files.user_config_path()
@@ -236,7 +243,11 @@ def load_config(
             workspace_config_path or config_files.workspace_config_path(workspace), "workspace"
         ),
     ]
+    trusted = bool(given.get("trust_project")) if trust_project is None else trust_project
+    held = None if trusted else _hold_back(files, env, given, trust_file)
     problems = [problem for layer in files for problem in layer.problems]
+    if held is not None:
+        problems.append(held.message())
     return Config(
         workspace=workspace,
         user_config_dir=user_path.parent,
@@ -246,4 +257,33 @@ def load_config(
         keys=merge_keys(files),
         problems=problems,
         _inputs=model_inputs(env, given),
+        held_back=held,
     )
+
+
+def _hold_back(
+    files: list[FileLayer],
+    env: Mapping[str, str],
+    given: Mapping[str, object],
+    trust_file: Path | None,
+) -> HeldBack | None:
+    """Take out of an untrusted workspace file what it may not set (`project_trust`)."""
+    user, layer = files
+    if not layer.loaded or not layer.found:
+        return None
+    state = trust_state(layer.path, trust_file)
+    if state is None:
+        return None
+    inputs = model_inputs(env, given)
+
+    def server(layers: list[FileLayer]) -> tuple[str | None, str | None, int]:
+        notes: list[str] = []
+        settings = merge_settings(layers, env, given, [])
+        resolver = ModelResolver(merge_providers(layers), settings, inputs, notes)
+        choice = resolver.choose(inputs.model)
+        return choice.provider, choice.base_url, len(notes)
+
+    def changes_server(candidate: FileLayer) -> bool:
+        return server([user, candidate]) != server([user])
+
+    return hold_back(layer, user, state, changes_server)

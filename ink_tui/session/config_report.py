@@ -35,9 +35,12 @@ def _section(title: str, rows: Sequence[tuple[str, ...]], empty: str = "") -> st
 
 def _files(config: Config) -> str:
     rows = []
+    held = config.held_back
     for layer in config.files:
         if not layer.found:
             state = "not found"
+        elif held is not None and layer.kind == "workspace" and held.path == layer.path:
+            state = f"loaded, not trusted ({held.state}): held back {held.names}"
         elif layer.loaded:
             state = "loaded"
         else:
