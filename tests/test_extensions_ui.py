@@ -114,9 +114,9 @@ async def test_a_registered_command_is_in_completion_and_the_palette(
         ]
         provider = SlashCommandProvider(app.screen)
         hits = [hit.text async for hit in provider.search("inject")]
-        assert hits == ["/inject — send a message the test describes"]
+        assert hits == ["/inject [argument] — send a message the test describes"]
         discovered = [hit.text async for hit in provider.discover()]
-        assert discovered[-1] == "/inject — send a message the test describes"
+        assert discovered[-1] == "/inject [argument] — send a message the test describes"
 
 
 def trusted_app(server: ScriptedServer, workspace: Path, options: ExtensionOptions) -> InkApp:

@@ -24,6 +24,7 @@ REQUIRED = [
     "thinking",
     "approval",
     "context",
+    "status",
     "compact",
     "copy",
     "clear",

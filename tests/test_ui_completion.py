@@ -318,7 +318,8 @@ async def test_the_palette_shows_usage_brackets_literally() -> None:
         await wait_until(pilot, lambda: commands.option_count == len(COMMANDS), "discovery")
         shown = [str(commands.get_option_at_index(n).prompt) for n in range(len(COMMANDS))]
         resume = next(text for text in shown if text.startswith("/resume"))
-        assert resume == "/resume — Resume a saved session\n/resume [session id]"
+        # One entry, one line: the arguments with the name, no help line under it.
+        assert resume == "/resume [session id] — Resume a saved session"
 
 
 async def test_choosing_a_command_in_the_palette_posts_run_slash_command() -> None:

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     # bring) before the first frame cost some 6 ms.
     from ink_tui.control.input_queue import TakeMode
     from ink_tui.control.run_settings import RunSettings
+    from ink_tui.core.prices import Price
     from ink_tui.core.stream_timeouts import StreamTimeouts
 
 # Callers import these from here too.
@@ -198,6 +199,14 @@ class Config:
 
     def _resolver(self, problems: list[str]) -> ModelResolver:
         return ModelResolver(self.providers, self.settings, self._inputs, problems)
+
+    @property
+    def prices(self) -> dict[str, Price]:
+        """`[prices]`: model name -> price, the workspace file's over the user's."""
+        merged: dict[str, Price] = {}
+        for layer in self.files:
+            merged.update(layer.prices)
+        return merged
 
     def context_window_for(self, provider: str | None, model: str | None) -> int | None:
         """`[context_windows]` for "<provider>/<model>", else for the bare model name

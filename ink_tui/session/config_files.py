@@ -22,12 +22,15 @@ from ink_tui.session.config_schema import (
     TABLES,
     TOP_LEVEL,
     KeySpec,
+    check_price,
     check_value,
     suggest,
 )
 
 if TYPE_CHECKING:
     import tomllib
+
+    from ink_tui.core.prices import Price
 
 FileKind = Literal["user", "workspace"]
 
@@ -70,6 +73,8 @@ class FileLayer:
     keys: dict[str, str] = field(default_factory=dict)
     # `[context_windows]`: model name -> the model's context window in tokens.
     context_windows: dict[str, int] = field(default_factory=dict)
+    # `[prices]`: model name -> its price (dollars per million tokens).
+    prices: dict[str, Price] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     # The keys of MODEL_KEYS this file sets, even where the value was refused or the
     # file is not valid TOML (then found by scanning its text): the user configured a
@@ -185,6 +190,8 @@ class _Reader:
                     self.read_providers(value)
                 elif key == "context_windows":
                     self.read_context_windows(value)
+                elif key == "prices":
+                    self.read_prices(value)
                 else:
                     self.read_keys(value)
             elif key in SETTINGS_BY_NAME:
@@ -258,6 +265,13 @@ class _Reader:
                 )
             else:
                 self.layer.context_windows[model] = value
+
+    def read_prices(self, table: dict[str, object]) -> None:
+        for model, value in table.items():
+            try:
+                self.layer.prices[model] = check_price(value)
+            except ValueError as error:
+                self.problem(("prices", model), f"'prices.{model}' {error}; ignored")
 
     def read_keys(self, table: dict[str, object]) -> None:
         for action, value in table.items():

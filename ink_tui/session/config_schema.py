@@ -9,9 +9,12 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from ink_tui.control.approval_rules import parse_rule
+
+if TYPE_CHECKING:
+    from ink_tui.core.prices import Price
 
 ValueType = Literal["string", "integer", "number", "choice", "string-list"]
 
@@ -205,9 +208,43 @@ KEY_ACTIONS: dict[str, tuple[str, str]] = {
 }
 
 # Top-level names a file may use: plain settings and the tables.
-TABLES = ("tools", "providers", "keys", "approval", "context_windows")
+TABLES = ("tools", "providers", "keys", "approval", "context_windows", "prices")
 # `[context_windows]`: model name ("qwen3" or "local/qwen3") -> tokens, at least this.
 MIN_CONTEXT_WINDOW = 1024
+# `[prices]`: model name -> `{ input = 3.0, output = 15.0, cache_read = 0.3 }`, dollars
+# per million tokens (cache_read optional: cached input is then charged as input).
+PRICE_FIELDS = ("input", "output", "cache_read")
+
+
+def check_price(value: object) -> Price:
+    """A `[prices]` entry as a `Price`, or ValueError saying what is wrong."""
+    from ink_tui.core.prices import Price
+
+    example = "{ input = 3.0, output = 15.0 }"
+    if not isinstance(value, dict):
+        raise ValueError(f"must be a table like {example}, got {_show(value)}")
+    unknown = [key for key in value if key not in PRICE_FIELDS]
+    if unknown:
+        hint = suggest(str(unknown[0]), PRICE_FIELDS)
+        maybe = f" (did you mean '{hint}'?)" if hint else ""
+        raise ValueError(
+            f"has an unknown field '{unknown[0]}'{maybe}; it takes input, output and cache_read"
+        )
+    rates: dict[str, float] = {}
+    for key in PRICE_FIELDS:
+        if key not in value:
+            if key != "cache_read":
+                raise ValueError(f"needs '{key}' (dollars per million tokens), as in {example}")
+            continue
+        rate = value[key]
+        if isinstance(rate, bool) or not isinstance(rate, int | float) or rate < 0:
+            raise ValueError(
+                f"'{key}' must be dollars per million tokens (a number >= 0), got {_show(rate)}"
+            )
+        rates[key] = float(rate)
+    return Price(rates["input"], rates["output"], rates.get("cache_read"))
+
+
 TOP_LEVEL = tuple(spec.name for spec in SETTINGS if not spec.table) + TABLES
 
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
 from ink_tui.core.compaction_prompt import summary_message
-from ink_tui.core.messages import Message
+from ink_tui.core.messages import AssistantMessage, Message
 from ink_tui.session.entries import (
     AssistantEntry,
     CompactionEntry,
@@ -90,6 +90,12 @@ class LoadedSession:
             if isinstance(entry, UserEntry):
                 return entry.message.content
         return ""
+
+    @property
+    def replies(self) -> list[AssistantMessage]:
+        """Every reply the file recorded, with its usage (compacted ones too): what the
+        session's tokens and cost add up from."""
+        return [e.message for e in self.entries if isinstance(e, AssistantEntry)]
 
     @property
     def message_count(self) -> int:

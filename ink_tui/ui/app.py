@@ -75,13 +75,21 @@ def _slash_command_provider() -> type[Provider]:
     return SlashCommandProvider
 
 
+def _system_commands() -> type[Provider]:
+    """Textual's own commands (Theme, Screenshot, ...) but its Quit: see below."""
+    from ink_tui.ui.command_palette import SystemCommands
+
+    return SystemCommands
+
+
 class InkApp(App[None]):
     """The app returns no value: its exit status is `return_code`."""
 
     CSS_PATH = "app.tcss"
     TITLE = "ink"
-    # Only our commands: the system "Quit" would leave without settling the run.
-    COMMANDS: ClassVar = {_slash_command_provider}
+    # Ours, and Textual's but its "Quit", which would leave without settling the run
+    # (the palette's /quit goes through ink's own exit).
+    COMMANDS: ClassVar = {_slash_command_provider, _system_commands}
     BINDINGS: ClassVar[list[BindingType]] = [
         # The ids are the action names of the config file's [keys] table (set_keymap).
         Binding("ctrl+c", "interrupt", "Interrupt", priority=True, id="interrupt"),

@@ -32,6 +32,7 @@ from ink_tui.ui.startup import (
     read_planned_session,
     read_planned_tail,
 )
+from ink_tui.ui.widgets.status_bar import StatusBar
 from ink_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
@@ -276,7 +277,12 @@ class AppStart:
             app.binding = SessionBinding(app.bus, app.workspace, root=app.session_root)
             for text in input_history:
                 app.prompt.input_history.add(text)
-        app.sessions = AppSessions(app.binding, controller, transcript, app.prompt)
+        status = app.query_one(StatusBar)
+        if app.config is not None:
+            status.usage.prices = app.config.prices
+        app.sessions = AppSessions(
+            app.binding, controller, transcript, app.prompt, on_usage=status.restart_usage
+        )
         app.sessions.start(app.plan, session, shown=self._shown is session)
         for notice in app.config_notices:
             transcript.add_notice(notice, "warning")

@@ -1,33 +1,33 @@
-"""Every slash command in Textual's command palette (Ctrl+P).
+"""Every slash command in Textual's command palette (Ctrl+P), and Textual's own.
 
 Choosing one posts `RunSlashCommand(name)` to the App, the same message a typed "/name"
 becomes, so both paths run one handler. The palette passes no argument: commands that
-take one (/resume, /model) then ask with a picker.
+take one (/resume, /model) then ask with a picker. Each command is one entry, its usage
+and summary on one line ("/resume [session id] — Resume a saved session"): a help line
+under it read as a second entry.
 
-Register it on the App: `COMMANDS = {SlashCommandProvider}` (add
-`App.COMMANDS` to keep Textual's own system commands too) and leave
+Textual's system commands (Theme, Screenshot, Keys, Maximize, ...) come from
+`SystemCommands`, all but Quit: Textual's quits at once, without settling the run or
+setting ink's exit status, so /quit stands for it.
+
+Register them on the App: `COMMANDS = {SlashCommandProvider, SystemCommands}` and leave
 `ENABLE_COMMAND_PALETTE` at its default, True.
 """
 
 from __future__ import annotations
 
+from textual.app import SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
-from textual.markup import escape
 from textual.types import IgnoreReturnCallbackType
 
 from ink_tui.ui.slash_commands import RunSlashCommand, SlashCommand, all_commands
 
 
 def palette_text(command: SlashCommand) -> str:
-    """How a command reads in the palette: "/model — Switch among the configured models"."""
-    return f"/{command.name} — {command.summary}"
-
-
-def _help(command: SlashCommand) -> str | None:
-    # The usage line only says something new when there is an argument to show. The
-    # palette reads help as markup, which would swallow "[session id]": escape it.
-    return escape(command.usage) if command.takes_argument else None
+    """How a command reads in the palette, with its arguments:
+    "/model [name] — Switch among the configured models"."""
+    return f"{command.usage} — {command.summary}"
 
 
 class SlashCommandProvider(Provider):
@@ -50,7 +50,7 @@ class SlashCommandProvider(Provider):
         for command in self._commands():
             text = palette_text(command)
             # Content, not str: a str prompt is read as markup too.
-            yield DiscoveryHit(Content(text), self._runner(command), text=text, help=_help(command))
+            yield DiscoveryHit(Content(text), self._runner(command), text=text)
 
     async def search(self, query: str) -> Hits:
         """Commands matching `query` (fuzzy, on the name and summary)."""
@@ -72,5 +72,30 @@ class SlashCommandProvider(Provider):
                     matcher.highlight(text),
                     self._runner(command),
                     text=text,
-                    help=_help(command),
+                )
+
+
+# Textual's commands that ink leaves out: its Quit skips ink's own exit (/quit).
+LEFT_OUT = frozenset({"Quit"})
+
+
+class SystemCommands(Provider):
+    """Textual's system commands (`App.get_system_commands`), but for `LEFT_OUT`."""
+
+    def _commands(self) -> list[SystemCommand]:
+        commands = self.app.get_system_commands(self.screen)
+        return sorted((c for c in commands if c.title not in LEFT_OUT), key=lambda c: c.title)
+
+    async def discover(self) -> Hits:
+        for command in self._commands():
+            if command.discover:
+                yield DiscoveryHit(command.title, command.callback, help=command.help)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query.strip())
+        for command in self._commands():
+            score = matcher.match(command.title)
+            if score > 0:
+                yield Hit(
+                    score, matcher.highlight(command.title), command.callback, help=command.help
                 )

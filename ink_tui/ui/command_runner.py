@@ -141,8 +141,15 @@ class CommandRunner:
         if answer is None:
             self.say("There is no answer to copy yet.")
             return
-        self.app.copy_to_clipboard(answer)
-        self.say(f"Copied the last answer ({len(answer)} characters) to the clipboard.")
+        from ink_tui.ui.clipboard import copy_message, copy_text
+
+        outcome = copy_text(answer, self.app.copy_to_clipboard)
+        self.say(copy_message(f"the last answer ({len(answer)} characters)", outcome))
+
+    def do_status(self, _: str) -> None:
+        from ink_tui.ui.session_status import status_report
+
+        self.say(status_report(self.app))
 
     def do_jobs(self, argument: str) -> None:
         words = argument.split(maxsplit=1)

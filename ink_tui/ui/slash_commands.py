@@ -60,6 +60,12 @@ COMMANDS: tuple[SlashCommand, ...] = (
     ),
     SlashCommand("context", "Show what fills the model's context", "/context", False),
     SlashCommand(
+        "status",
+        "The session's id and file, model, tokens, cost, context and approval",
+        "/status",
+        False,
+    ),
+    SlashCommand(
         "compact",
         "Summarise the older conversation to free context (optional: what to keep)",
         "/compact [instructions]",

@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
     from ink_tui.control.controller import RunController
+    from ink_tui.core.messages import AssistantMessage
     from ink_tui.session.entries import Entry
     from ink_tui.session.session_reader import LoadedSession
     from ink_tui.session.session_writer import SessionWriter
@@ -120,11 +123,15 @@ class AppSessions:
         controller: RunController,
         transcript: Transcript,
         prompt: PromptInput,
+        on_usage: Callable[[Sequence[AssistantMessage]], None] | None = None,
     ) -> None:
         self.binding = binding
         self.controller = controller
         self.transcript = transcript
         self.prompt = prompt
+        # Told the session's recorded replies whenever the session changes: its token
+        # and cost counters start again from them (none for a new session).
+        self.on_usage = on_usage
 
     @property
     def path(self) -> Path | None:
@@ -171,6 +178,8 @@ class AppSessions:
     def new(self) -> None:
         """A fresh conversation: empty history, empty screen, a new file."""
         self.controller.history.clear()
+        if self.on_usage is not None:
+            self.on_usage(())
         self.transcript.clear_view()
         self._start_file()
         self.transcript.add_notice("New session.")
@@ -192,6 +201,8 @@ class AppSessions:
     def _continue(self, loaded: LoadedSession) -> None:
         """The model's history, and the file (with its queued input) to go on writing."""
         self.controller.history[:] = loaded.history
+        if self.on_usage is not None:
+            self.on_usage(loaded.replies)
         if self.binding is None:
             return
         try:

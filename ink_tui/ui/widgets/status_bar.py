@@ -1,6 +1,9 @@
 """The bottom line: model, run state, elapsed time, tokens, context fill, background jobs,
 workspace.
 
+The tokens ("↑12.3k ↓1.2k $0.042") are the session's: zero after /new, the file's sum
+after a resume; the cost shows only when every reply's price is known (`control/usage`).
+
 The context fill ("ctx 41.2k/128k 32%") is the last request's size as the provider
 reported it (input plus output tokens), or the estimate after a compaction, over the
 model's context window; it shows only when the window is known (config, or a default
@@ -19,9 +22,12 @@ from rich.text import Text
 from textual.widgets import Static
 
 from ink_tui.control.bus import EventBus
+from ink_tui.control.usage import SessionUsage
 from ink_tui.ui import clock
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ink_tui.core.events import (
         ApprovalRequest,
         ApprovalResolved,
@@ -31,6 +37,7 @@ if TYPE_CHECKING:
         MessageEnd,
         StateChange,
     )
+    from ink_tui.core.messages import AssistantMessage
 
 
 def _tokens(n: int) -> str:
@@ -72,8 +79,8 @@ class StatusBar(Static):
         self.interrupts = 0
         self.run_started: float | None = None
         self.last_run_s: float | None = None
-        self.tokens_in = 0
-        self.tokens_out = 0
+        # The session's tokens and cost: restarted with the session (`restart_usage`).
+        self.usage = SessionUsage()
         # Processes finished commands left running (`JobsUpdate`); shown only when > 0.
         self.jobs = 0
         # The context's fill: tokens of the last request, and the window (None: unknown).
@@ -82,6 +89,25 @@ class StatusBar(Static):
         # Open approval questions (request ids): the run waits for the user.
         self.asking: set[str] = set()
         self._unsubscribe = lambda: None
+
+    @property
+    def tokens_in(self) -> int:
+        return self.usage.input_tokens
+
+    @property
+    def tokens_out(self) -> int:
+        return self.usage.output_tokens
+
+    def restart_usage(self, replies: Sequence[AssistantMessage] = ()) -> None:
+        """A new session (nothing used yet) or a resumed one (its recorded replies)."""
+        self.usage.restart(replies)
+        self._paint()
+
+    def tokens_label(self) -> str:
+        """ "↑12.3k ↓1.2k", and the cost when it is known: "↑12.3k ↓1.2k $0.042"."""
+        tokens = f"↑{_tokens(self.tokens_in)} ↓{_tokens(self.tokens_out)}"
+        cost = self.usage.cost_label()
+        return f"{tokens} {cost}" if cost else tokens
 
     def set_model(self, label: str, is_demo: bool) -> None:
         self.model_label = label
@@ -115,9 +141,7 @@ class StatusBar(Static):
                 self.run_started = clock.now()
                 self._ticker.resume()
         elif kind == "message_end":
-            usage = cast("MessageEnd", event).message.usage
-            self.tokens_in += usage.input_tokens
-            self.tokens_out += usage.output_tokens
+            self.usage.add(cast("MessageEnd", event).message)
         elif kind == "approval_request":
             self.asking.add(cast("ApprovalRequest", event).request_id)
         elif kind == "approval_resolved":
@@ -161,7 +185,7 @@ class StatusBar(Static):
             if self.last_run_s is not None:
                 text.append(f" (last run {clock.format_elapsed(self.last_run_s)})", style="dim")
         text.append("  ·  ")
-        text.append(f"↑{_tokens(self.tokens_in)} ↓{_tokens(self.tokens_out)}")
+        text.append(self.tokens_label())
         text.append("  ·  ")
         context = self.context_label()
         if context:
