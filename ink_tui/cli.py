@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--continue",
         dest="continue_",
         action="store_true",
-        help="resume the newest session of this workspace",
+        help="resume the session of this workspace used last",
     )
     sessions.add_argument(
         "-r",
