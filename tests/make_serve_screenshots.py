@@ -51,6 +51,13 @@ def allow_once(page: Page) -> None:
     page.get_by_role("button", name="Allow once").click()
 
 
+def welcome(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
+    """The page as first met: no session yet, the box takes text and Enter opens one."""
+    expect(page.locator("#connection")).to_have_text("connected")
+    page.locator("#input").fill("what is in this project?")
+    expect(page.locator("#send")).to_be_enabled()
+
+
 def idle(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
     server.push(text_reply("The tests pass: 12 passed in 0.4s."))
     server.push(
@@ -155,6 +162,7 @@ def approval(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
 
 
 SCENES: dict[str, tuple[Callable[[Page, ScriptedServer, list[Gate]], None], dict[str, int]]] = {
+    "welcome": (welcome, {"width": 1280, "height": 800}),
     "idle": (idle, {"width": 1280, "height": 800}),
     "streaming": (streaming, {"width": 1280, "height": 800}),
     "queue": (queue, {"width": 1280, "height": 800}),

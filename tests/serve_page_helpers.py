@@ -63,8 +63,9 @@ class Served:
 
 
 @contextmanager
-def ink_serve(model_url: str, root: Path, *extra: str) -> Iterator[Served]:
-    """`ink serve` on a free loopback port, for a workspace under `root`."""
+def ink_serve(model_url: str | None, root: Path, *extra: str) -> Iterator[Served]:
+    """`ink serve` on a free loopback port, for a workspace under `root`; its model the
+    one at `model_url`, or with None the built-in demo model (no model configured)."""
     workspace = root / "ws"
     workspace.mkdir(exist_ok=True)
     (workspace / "README.md").write_text("# acme-shop\n\nA small order service.\n")
@@ -80,7 +81,7 @@ def ink_serve(model_url: str, root: Path, *extra: str) -> Iterator[Served]:
     command = [
         *SERVE_COMMAND,
         *["--port", str(port), "--workspace", str(workspace)],
-        *["--base-url", model_url, "--model", "scripted-model"],
+        *(["--base-url", model_url, "--model", "scripted-model"] if model_url else []),
         *extra,
     ]
     process = subprocess.Popen(

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from ink_tui.core.messages import ToolCall, ToolResultMessage
 from ink_tui.providers.demo_findings import Findings
-from ink_tui.providers.demo_replies import DemoReply, PlannedCall
+from ink_tui.providers.demo_replies import DemoReply, PlannedCall, worded
 
 __all__ = ["NOTES_STEM", "PLAIN_COMMAND", "change_step", "notes_content", "notes_path"]
 
@@ -95,8 +95,12 @@ def _write_reply(found: Findings, path: str) -> DemoReply:
         f"Now a change: I'll **write** my notes to a new file, `{path}` (a name of my own, "
         "so none of your files is touched). ink asks before anything is written (approval "
         "policy `ask`), and the question shows the diff. To answer, "
-        f"{_ANSWER}: **y** allows it once, **s** allows every write this session, "
-        "**n** denies it. Typing meanwhile never answers: it goes to the input."
+        + worded(
+            f"{_ANSWER}: **y** allows it once, **s** allows every write this session, "
+            "**n** denies it. Typing meanwhile never answers: it goes to the input.",
+            "click **Allow once**, **Allow for this session** (every write this session) "
+            "or **Deny**. Typing meanwhile never answers: it goes to the text box.",
+        )
     )
     call = PlannedCall("write", {"path": path, "content": notes_content(found)})
     return DemoReply(text, "Show a write: notes of my own, in a new file.", [call])
@@ -106,7 +110,9 @@ def _edit_reply(path: str) -> DemoReply:
     text = (
         f"Next an **edit** of `{path}`: two small changes, the title and the status line. "
         "The question shows just what changes. Once it has run, the call's folded diff "
-        "shows the changed lines; click it (or press **Ctrl+O**) to see it all."
+        "shows the changed lines; click it"
+        + worded(" (or press **Ctrl+O**)", "")
+        + " to see it all."
     )
     edits = [
         {"old_text": TITLE + "\n", "new_text": EDITED_TITLE + "\n"},
@@ -119,8 +125,14 @@ def _edit_reply(path: str) -> DemoReply:
 def _plain_command_reply() -> DemoReply:
     text = (
         f"Now a plain command, `{PLAIN_COMMAND}`: just a program and its arguments (no `;`, "
-        "`|` or `$`), so besides **y** (once) its question offers **s**, allow `ls` "
-        "commands for the rest of this session, and **a**, always: a rule saved in this "
+        "`|` or `$`), so besides "
+        + worded(
+            "**y** (once) its question offers **s**, allow `ls` commands for the rest of "
+            "this session, and **a**, always",
+            "**Allow once** its question offers **Allow for this session** (`ls` commands "
+            "for the rest of this session) and **Always**",
+        )
+        + ": a rule saved in this "
         "folder's `.ink/config.toml`. A long output folds to its last lines; click it to "
         "see them all."
     )

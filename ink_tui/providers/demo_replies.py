@@ -32,8 +32,10 @@ __all__ = [
     "intro_reply",
     "nothing_to_stop_reply",
     "reads_reply",
+    "set_front_end",
     "stop_note",
     "summary_reply",
+    "worded",
 ]
 
 BASH_COMMAND = "echo \"counting files...\"; sleep 2; find . -type f -not -path './.git/*' | wc -l"
@@ -46,9 +48,49 @@ CONNECT = (
 TRY_THIS = """\
 - Press **Enter** while I'm working to **steer** me: your message reaches me before my next step.
 - Press **Alt+Enter** to queue a **follow-up**: it waits until I have finished, then runs.
-- Press **Ctrl+C** to **interrupt**: the run stops and anything still queued comes back \
-to the editor.
+- {interrupt}
 - Start a line with `!` (like `!ls -la`) to run it in the shell without asking the model."""
+
+# The keys and buttons the text names are the front end's: the terminal's (`ink`) or the
+# browser page's (`ink serve` calls `set_front_end("page")`).
+_WORDS = {
+    "terminal": {
+        "interrupt": "Press **Ctrl+C** to **interrupt**: the run stops and anything still "
+        "queued comes back to the editor.",
+        "answer": "press **Ctrl+G** (or click a choice) to answer, then **y** allows it once "
+        "and **n** denies it",
+        "stop": "**Ctrl+C** interrupts",
+    },
+    "page": {
+        "interrupt": "Click **■ Stop** to **interrupt**: the run stops and anything still "
+        "queued comes back to the text box.",
+        "answer": "click **Allow once** to run it, or **Deny**",
+        "stop": "**■ Stop** interrupts",
+    },
+}
+_front_end = "terminal"
+
+
+def set_front_end(name: str) -> None:
+    """Word the demo for `name`'s keys and buttons: "terminal" or "page"."""
+    global _front_end
+    if name not in _WORDS:
+        raise ValueError(f"unknown front end {name!r}")
+    _front_end = name
+
+
+def worded(terminal: str, page: str) -> str:
+    """`terminal` or `page`, whichever front end the demo talks to (see `set_front_end`):
+    for text that names keys or buttons."""
+    return page if _front_end == "page" else terminal
+
+
+def _words(key: str) -> str:
+    return _WORDS[_front_end][key]
+
+
+def _try_this() -> str:
+    return TRY_THIS.format(interrupt=_words("interrupt"))
 
 
 @dataclass(slots=True)
@@ -137,7 +179,7 @@ def greeting_reply() -> DemoReply:
         f"{CONNECT}\n\n"
         "Things to try:\n\n"
         "- Ask a real question, like *what is in this project?*, and watch me use tools.\n"
-        f"{TRY_THIS}\n"
+        f"{_try_this()}\n"
     )
     return DemoReply(text, "A greeting. Say what I am and what to try; no tools needed.")
 
@@ -190,10 +232,9 @@ def bash_reply(found: Findings) -> DemoReply:
         text = f"Found {_plural(hits, 'match', 'matches')} for `{pattern}`.\n\n"
     text += (
         "Last, a shell command that counts the files. ink asks you before any command runs "
-        "(approval policy `ask`): press **Ctrl+G** (or click a choice) to answer, then "
-        "**y** allows it once and **n** denies it. What you type meanwhile steers me: "
+        f"(approval policy `ask`): {_words('answer')}. What you type meanwhile steers me: "
         "type a message and press **Enter**. The command sleeps for 2 seconds on purpose; "
-        "**Ctrl+C** interrupts."
+        f"{_words('stop')}."
     )
     call = PlannedCall("bash", {"command": BASH_COMMAND, "timeout": 30})
     return DemoReply(text, "Count the files with a slow, harmless command.", [call])
@@ -233,7 +274,7 @@ def summary_reply(found: Findings, workspace: str) -> DemoReply:
         "        return sum(1 for _ in handle)\n\n\n"
         f'print(count_lines(Path("{example}")))\n'
         "```\n\n"
-        f"### Try this\n\n{TRY_THIS}\n\n{CONNECT}\n"
+        f"### Try this\n\n{_try_this()}\n\n{CONNECT}\n"
     )
     return DemoReply(text, "Sum up what the tools showed and point at the run-control keys.")
 

@@ -9,7 +9,8 @@ What it promises:
   server's `Redactor`; an unknown route is 404 `not_found`, an unexpected failure 500
   `internal` (logged here, masked there).
 - `GET /` is `static/index.html`; `/static/...` the files beside it (shipped in the
-  package: no build step, no CDN).
+  package: no build step, no CDN); `/favicon.ico`, which browsers ask for whatever the
+  page names, the page's icon (`static/favicon.svg`).
 - On shutdown every session is closed: runs aborted and settled, files closed, locks
   released.
 """
@@ -54,6 +55,13 @@ async def index(request: Request) -> Response:
     return FileResponse(page, headers={"Cache-Control": "no-store"})
 
 
+async def favicon(request: Request) -> Response:
+    icon = STATIC / "favicon.svg"
+    if not icon.is_file():
+        return JSONResponse({"error": "not_found", "message": "the icon is not installed"}, 404)
+    return FileResponse(icon, media_type="image/svg+xml")
+
+
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     codes = {404: "not_found", 405: "method_not_allowed"}
@@ -88,6 +96,7 @@ def build_app(
 
     routes: list[Any] = [
         Route("/", index, methods=["GET"]),
+        Route("/favicon.ico", favicon, methods=["GET"]),
         *routes_sessions.routes,
         *routes_messages.routes,
         *routes_queue.routes,

@@ -213,6 +213,7 @@ async def serve(
 ) -> int:
     import uvicorn
 
+    from ink_tui.providers import demo_replies
     from ink_tui.serve.app import build_app
     from ink_tui.serve.auth import new_token
     from ink_tui.serve.heap import prepare_heap
@@ -222,6 +223,8 @@ async def serve(
     from ink_tui.session.session_lock import set_front_end
 
     set_front_end("ink serve")
+    # The demo model's tour names the page's buttons, not the terminal's keys.
+    demo_replies.set_front_end("page")
     token = new_token()
     redactor = Redactor([*secrets, *env_secrets(), token], show_arguments=show_arguments)
     registry = SessionRegistry(workspace, flags, redactor)

@@ -64,6 +64,9 @@
     tools: new Map(),    // call_id -> {el, state, startedAt, duration}
     editing: null,       // {id, mode, li, area, sent}
     sending: false,
+    starting: false,     // a first send is opening a session
+    reachable: null,     // whether the server answered the last request (null: not asked yet)
+    streamDown: false,   // the event stream dropped and is being reopened
     stopping: false,
     bannerTimer: null,
     approvals: new Map(), // request_id -> approval_request event, in the order asked
@@ -85,10 +88,17 @@
     const headers = {};
     if (token) headers.Authorization = `Bearer ${token}`;
     if (body !== undefined) headers["Content-Type"] = "application/json";
-    const res = await fetch(path, {
-      method, headers, credentials: "same-origin",
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+    let res;
+    try {
+      res = await fetch(path, {
+        method, headers, credentials: "same-origin",
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    } catch (err) {
+      setReachable(false); // no answer at all: the server is down or the network is
+      throw new ApiError(0, { message: "the server is unreachable" });
+    }
+    setReachable(true);
     let data = null;
     try { data = await res.json(); } catch { data = null; }
     if (!res.ok) {
@@ -118,7 +128,8 @@
       s.sessions = data.sessions || [];
       renderSessions();
     } catch (err) {
-      if (err.status !== 401) console.warn("session list:", err);
+      // 0: no answer at all, which the connection pill shows.
+      if (err.status !== 401 && err.status !== 0) console.warn("session list:", err);
     }
   }
 
@@ -170,6 +181,7 @@
     }
   }
 
+  // Resolves to whether a session was started (and is shown now).
   async function newSession() {
     closeDrawer();
     try {
@@ -177,8 +189,10 @@
       await selectSession(data.session.session_id);
       loadSessions();
       ui.input.focus();
+      return s.id === data.session.session_id;
     } catch (err) {
       showBanner(`Could not start a session: ${err.message}`);
+      return false;
     }
   }
 
@@ -204,7 +218,7 @@
   }
 
   function applySnapshot(snap) {
-    ui.model.textContent = snap.model || "";
+    showModel(snap.model || "", snap.demo === true);
     ui.sessionId.textContent = String(snap.session_id || "").slice(0, 12);
     const state = snap.state === "running" || snap.state === "interrupting" ? snap.state
       : snap.state === "exited" ? "exited" : "idle";
@@ -221,6 +235,14 @@
     renderQuestion();
   }
 
+  // The built-in demo model (no API key or base URL configured) is named as such: its
+  // own label says "(offline)", which next to the connection read as a server down.
+  function showModel(name, demo) {
+    ui.model.textContent = demo ? "demo model" : name;
+    ui.model.title = demo ? "ink's built-in demo model: scripted replies, nothing leaves this machine (no API key or base URL is configured)" : "model";
+    ui.model.dataset.demo = String(demo);
+  }
+
   // ---- the event stream --------------------------------------------------------------
 
   function closeStream() {
@@ -228,7 +250,8 @@
     if (s.source) s.source.close();
     s.source = null;
     s.reloading = null;
-    setConnection("off");
+    s.streamDown = false;
+    setConnection(s.reachable === false ? "unreachable" : s.reachable ? "live" : "connecting");
   }
 
   // From the newest event applied (or `from`: tests ask for a replay the page must
@@ -247,14 +270,18 @@
     source.onopen = () => {
       if (s.source !== source) return;
       s.retryDelay = 500;
+      s.streamDown = false;
+      s.reachable = true;
       setConnection("live");
     };
     source.onerror = () => {
       if (s.source !== source) return;
+      loadSessions(); // does the server still answer? (the pill says which it is)
       if (source.readyState === EventSource.CLOSED) {
         // The browser gave up (an HTTP error, not a dropped connection): reconnect from
         // the newest event applied, a little later each time.
-        setConnection("reconnecting");
+        s.streamDown = true;
+        setConnection(s.reachable === false ? "unreachable" : "reconnecting");
         clearTimeout(s.retryTimer);
         s.retryTimer = setTimeout(() => {
           if (s.source === source && s.id === id) openStream();
@@ -262,14 +289,34 @@
         s.retryDelay = Math.min(s.retryDelay * 2, 8000);
       } else {
         // EventSource reconnects by itself and sends Last-Event-ID.
-        setConnection("reconnecting");
+        s.streamDown = true;
+        setConnection(s.reachable === false ? "unreachable" : "reconnecting");
       }
     };
   }
 
+  // The pill names the page's link to the server: connected (the last request, or the
+  // event stream, was answered), reconnecting… (the stream dropped, the server answers),
+  // server unreachable (a request got no answer at all). Never the model's state.
+  const CONNECTION_TEXT = {
+    connecting: "connecting…", live: "connected", reconnecting: "reconnecting…", unreachable: "server unreachable",
+  };
+  const CONNECTION_TITLE = {
+    connecting: "Reaching the server…",
+    live: "Connected to ink serve",
+    reconnecting: "The event stream dropped; reconnecting (nothing is lost: it resumes where it stopped)",
+    unreachable: "ink serve does not answer: is it still running?",
+  };
   function setConnection(status) {
     ui.connection.dataset.status = status;
-    ui.connectionText.textContent = { live: "live", reconnecting: "reconnecting…", off: "offline" }[status];
+    ui.connection.title = CONNECTION_TITLE[status];
+    ui.connectionText.textContent = CONNECTION_TEXT[status];
+  }
+
+  function setReachable(yes) {
+    if (s.reachable === yes) return;
+    s.reachable = yes;
+    setConnection(!yes ? "unreachable" : s.streamDown ? "reconnecting" : "live");
   }
 
   function onWire(message) {
@@ -448,9 +495,8 @@
     s.runState = state;
     renderStatePill();
     ui.app.dataset.state = state;
-    const open = s.id !== null && state !== "exited" && state !== "none";
-    ui.input.disabled = !open;
-    ui.send.disabled = !open;
+    // With no session shown the box still takes text: the first send opens a session.
+    ui.input.disabled = state === "exited";
     ui.stop.disabled = !busy() || s.stopping;
     ui.activity.hidden = !busy();
     if (state === "interrupting") setPhase("interrupting: closing the request, stopping tools");
@@ -460,13 +506,25 @@
     }
     ui.input.placeholder = busy()
       ? "Type to steer (Enter) or queue a follow-up (Alt+Enter)"
-      : state === "exited" ? "This session has exited" : "Ask ink to do something (Enter sends)";
+      : state === "exited" ? "This session has exited: + New session starts another"
+      : "Ask ink to do something (Enter sends)";
+    renderSend();
     renderHints();
     tick();
   }
 
   function waiting() {
     return busy() && s.approvals.size > 0;
+  }
+
+  // Send is enabled only when a send can happen: text typed, the box enabled, no first
+  // send still opening its session.
+  function canSend() {
+    return !ui.input.disabled && !s.starting && ui.input.value.trim() !== "";
+  }
+
+  function renderSend() {
+    ui.send.disabled = !canSend();
   }
 
   // The state in the top bar; while a question is open, that the run waits for you.
@@ -1139,6 +1197,7 @@
     const draft = ui.input.value;
     ui.input.value = draft.trim() ? `${text}\n\n${draft}` : text;
     fitInput();
+    renderSend();
     ui.input.focus();
     ui.input.setSelectionRange(text.length, text.length);
   }
@@ -1168,10 +1227,25 @@
   }
 
   async function submit(mode) {
+    if (!canSend()) return;
+    if (!s.id) {
+      // No session yet: the first send opens one, then goes to it (what was typed
+      // meanwhile goes too).
+      s.starting = true;
+      renderSend();
+      let started = false;
+      try {
+        started = await newSession();
+      } finally {
+        s.starting = false;
+        renderSend();
+      }
+      if (!started || !canSend()) return;
+    }
     const text = ui.input.value;
-    if (!s.id || !text.trim() || s.runState === "exited") return;
     ui.input.value = "";
     fitInput();
+    renderSend();
     if (!busy()) s.runStartedAt = Date.now();
     await sendText(text, mode);
   }
@@ -1204,7 +1278,10 @@
       queueToEditor();
     }
   });
-  ui.input.addEventListener("input", fitInput);
+  ui.input.addEventListener("input", () => {
+    fitInput();
+    renderSend();
+  });
   ui.composer.addEventListener("submit", (ev) => {
     ev.preventDefault();
     submit("steer");
