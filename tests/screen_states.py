@@ -493,7 +493,73 @@ async def _compaction(pilot: Pilot, _: list[Any]) -> None:
     await pilot.pause(0.1)
 
 
+async def _first_screen(pilot: Pilot, _: list[Any]) -> None:
+    """Nothing typed yet: the welcome (model, folder, keys, where help is)."""
+    app = app_of(pilot)
+    await wait_until(pilot, lambda: app.controller is not None)
+    await pilot.pause(0.1)
+
+
+CROWDED_COMMAND = "pytest -q tests/test_cart.py --maxfail=1 -k 'total and not slow'"
+
+
+def _crowded_script(server: ScriptedServer) -> list[Any]:
+    server.push(
+        tool_reply(
+            [("bash", {"command": CROWDED_COMMAND})],
+            text="I will run the cart tests first, then look at the failing totals.",
+        )
+    )
+    return []
+
+
+async def _crowded(pilot: Pilot, _: list[Any]) -> None:
+    """60x20: the activity panel, a question and two queued entries give way to the
+    conversation; "now stop" is typed into the input."""
+    from ink_tui.ui.widgets.approval_question import ApprovalQuestion
+
+    app = app_of(pilot)
+    await wait_until(pilot, lambda: app.controller is not None)
+    assert app.controller is not None
+    app.controller.approvals.set_policy("ask")
+    await submit(pilot, "fix the cart totals")
+    question = app.query_one(ApprovalQuestion)
+    await wait_until(pilot, lambda: question.is_open, what="the approval question")
+    await submit(pilot, "keep the public API")
+    await submit(pilot, "then add a changelog entry", "alt+enter")
+    await wait_until(pilot, lambda: len(app.controller.queue) == 2)  # type: ignore[union-attr]
+    for key in "now stop":
+        await pilot.press("space" if key == " " else key)
+    await pilot.pause(0.2)
+
+
+WIDE_ANSWER = (
+    "The cart keeps its items in a plain list and computes the total on demand, so "
+    "nothing is cached and every call walks the items again; that is cheap for the "
+    "carts this service sees, a few dozen items at most, and it keeps the code obvious. "
+    "If totals ever show up in a profile, a running sum updated by `add()` would do.\n\n"
+    "Rounding happens once, at the end, which is what the accountants asked for."
+)
+
+
+def _wide_script(server: ScriptedServer) -> list[Any]:
+    server.push(text_reply(WIDE_ANSWER, pieces=2))
+    return []
+
+
+async def _wide(pilot: Pilot, _: list[Any]) -> None:
+    await submit(pilot, "how does the cart compute its total?")
+    await settle(pilot)
+
+
 SCENES = [
+    Scene(
+        "first-screen",
+        "The first screen: what to type, and where help is",
+        (100, 32),
+        _too_small_script,
+        _first_screen,
+    ),
     Scene("idle", "Idle, after an answer", (100, 32), _idle_script, _idle),
     Scene("streaming", "Streaming an answer", (100, 32), _streaming_script, _streaming),
     Scene(
@@ -510,6 +576,20 @@ SCENES = [
     Scene("error", "After an error", (100, 32), _error_script, _error),
     Scene("narrow", "Narrow terminal (80x24)", (80, 24), _queue_script, _queue),
     Scene("too-small", "A terminal too small", (40, 10), _too_small_script, _too_small),
+    Scene(
+        "small-crowded",
+        "A small terminal (60x20): the panels give way to the conversation",
+        (60, 20),
+        _crowded_script,
+        _crowded,
+    ),
+    Scene(
+        "wide",
+        "A very wide terminal (300 columns): prose at a readable measure",
+        (300, 24),
+        _wide_script,
+        _wide,
+    ),
     Scene("commands", "Slash command completion", (100, 32), _idle_script, _commands),
     Scene(
         "palette",

@@ -467,6 +467,8 @@ async def test_follows_at_the_bottom_and_stays_put_with_a_marker_when_scrolled_u
         assert transcript.marker_visible
         last_row = transcript.render_line(transcript.scrollable_content_region.height - 1)
         assert "↓ new output below" in last_row.text
+        # The marker's row is its own: no text of a line beside it, half hidden.
+        assert last_row.text.strip() == "↓ new output below"
         await pilot.click(transcript, offset=marker_offset(transcript))
         await pilot.pause()
         assert transcript.is_vertical_scroll_end and not transcript.marker_visible

@@ -29,12 +29,14 @@ from textual.screen import Screen
 from ink_tui.control.bus import EventBus
 from ink_tui.fastpaths import install_app_patches
 from ink_tui.ui.app_start import AppStart, MakeController
+from ink_tui.ui.panel_layout import LAYOUT_EVENTS, PanelLayout
 from ink_tui.ui.startup import AppSessions, SessionPlan
 from ink_tui.ui.widgets.hint_row import HintRow, key_label
 from ink_tui.ui.widgets.prompt_input import PromptInput, placeholder_for
 from ink_tui.ui.widgets.status_bar import StatusBar
 from ink_tui.ui.widgets.too_small import TooSmall, check_size
 from ink_tui.ui.widgets.transcript import Transcript
+from ink_tui.ui.widgets.welcome import Welcome
 
 if TYPE_CHECKING:
     # For annotations only: the controller module imports the agent loop, which the
@@ -132,6 +134,8 @@ class InkApp(App[None]):
         self.is_demo = is_demo
         self.workspace = workspace
         self._extension_source = extensions
+        # Which panels give way on a short terminal (ui/compact_layout.py).
+        self.panel_layout = PanelLayout(self)
 
     # The app's helpers are made when first used, after the first frame: their modules
     # (slash commands, dialogs) are not needed to draw it.
@@ -172,6 +176,13 @@ class InkApp(App[None]):
         # (`_mount_completion`, `mount_run_widgets`): nothing of them is on screen, and
         # their modules and styles cost the first frame some 20 ms.
         transcript = Transcript(self.bus)
+        if self.plan.mode != "resume":
+            # The first screen's welcome, until the first prompt (`end_welcome`).
+            welcome = Welcome(
+                model_label=self.model_label, is_demo=self.is_demo, workspace=self.workspace
+            )
+            self.panel_layout.welcome = welcome
+            yield welcome
         yield transcript
         preview = self.start.preview(transcript)
         if preview is not None:
@@ -218,12 +229,14 @@ class InkApp(App[None]):
         from ink_tui.ui.widgets.approval_question import ApprovalQuestion
         from ink_tui.ui.widgets.queue_list import QueueList
 
+        layout = self.panel_layout
+        layout.activity = ActivityPanel(self.bus)
+        layout.question = ApprovalQuestion(self.bus, answer_key=self.answer_key)
+        layout.queue = QueueList(self.bus, queue_key=self.key_of("focus_queue", "ctrl+q"))
         self.screen_stack[0].mount(
-            ActivityPanel(self.bus),
-            ApprovalQuestion(self.bus, answer_key=self.answer_key),
-            QueueList(self.bus),
-            before=self.query_one("CompletionMenu"),
+            layout.activity, layout.question, layout.queue, before=self.query_one("CompletionMenu")
         )
+        layout.schedule()
 
     def _apply_preferences(self) -> None:
         """Theme and key bindings from the config; a bad value is a notice, not a crash."""
@@ -241,6 +254,7 @@ class InkApp(App[None]):
         # The event's size: this handler runs before App's own, which stores the new
         # size, so `self.size` here is still the size before the resize.
         check_size(self.screen_stack[0], *event.size)
+        self.panel_layout.schedule()
 
     async def on_unmount(self) -> None:
         # Settling runs publish after the widgets are gone; the app no longer listens.
@@ -258,8 +272,12 @@ class InkApp(App[None]):
     @property
     def answer_key(self) -> str:
         """The key that moves the focus to an approval question, as shown ("Ctrl+G")."""
-        keys = self.config.key_bindings.get("focus_approval") if self.config else None
-        return key_label(keys or "ctrl+g")
+        return self.key_of("focus_approval", "ctrl+g")
+
+    def key_of(self, action: str, default: str) -> str:
+        """The key bound to `action` (its [keys] name), as shown."""
+        keys = self.config.key_bindings.get(action) if self.config else None
+        return key_label(keys or default)
 
     # The extensions, as commands, completion and the palette read them.
 
@@ -284,6 +302,8 @@ class InkApp(App[None]):
     def _on_event(self, event: Event) -> None:
         # By type name: the event classes are imported with the controller, after the
         # first frame, not with the app.
+        if event.type in LAYOUT_EVENTS:
+            self.panel_layout.schedule()
         if event.type == "input_restored":
             restored = cast("InputRestored", event)
             self.prompt.restore(restored.text)
@@ -303,6 +323,7 @@ class InkApp(App[None]):
     @on(PromptInput.Changed)
     def _draft_changed(self, message: PromptInput.Changed) -> None:
         self.start.note_input()
+        self.panel_layout.schedule()
         if self.binding is not None:
             # From the message: it may arrive while the app shuts down, the box gone.
             self.binding.set_draft(message.text_area.text)
@@ -310,6 +331,7 @@ class InkApp(App[None]):
     @on(PromptInput.Submitted)
     def _submitted(self, message: PromptInput.Submitted) -> None:
         self.ctrl_c.disarm()
+        self.end_welcome()
         if self.binding is not None:
             self.binding.remember_input(message.text)
         from ink_tui.ui.slash_commands import literal_text, parse_slash, unknown_message
@@ -330,6 +352,13 @@ class InkApp(App[None]):
 
     # The hidden widgets' messages are handled by name (`on_<widget>_<message>`): their
     # classes are imported after the first frame, too late for `@on`.
+    def end_welcome(self) -> None:
+        """The welcome gives way to the conversation (the first prompt, a resume)."""
+        welcome = self.panel_layout.welcome
+        if welcome is not None:
+            self.panel_layout.welcome = None
+            cast("Welcome", welcome).remove()
+
 
     def on_run_slash_command(self, message: RunSlashCommand) -> None:
         self.commands.run(message.name, message.argument)

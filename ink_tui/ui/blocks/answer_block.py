@@ -42,6 +42,8 @@ from ink_tui.ui.blocks.markdown_splitter import MarkdownSplitter
 
 # Blocks finished in one flush share one render up to about this much source.
 GROUP_CHARS = 4096
+# The widest prose is drawn (text columns): beyond it, lines are hard to read.
+PROSE_MEASURE = 100
 PAD_LEFT = 2
 PAD_RIGHT = 1
 # Lines of finished groups an answer keeps drawn: two screens of a tall terminal. Each
@@ -156,13 +158,34 @@ class AnswerLines(Sequence[Strip]):
 
 def _markdown_lines(source: str, width: int, look: Look) -> list[Strip]:
     inner = inner_width(width, left=PAD_LEFT, right=PAD_RIGHT)
+    if inner > PROSE_MEASURE and not _has_wide_content(source):
+        # Prose wraps at a readable measure on a very wide terminal; a group with a
+        # table or wide code keeps the whole width, which they may need.
+        inner = PROSE_MEASURE
     lines = render_segments(answer_markdown(source, look.dark), inner, look)
     # Rich starts a document that opens with a list with an empty line. Rendered whole,
     # an answer has one such start; streamed, each group is a document of its own, and
     # a list would sit two lines below the text above it instead of one.
     while lines and _is_empty(lines[0]):
         del lines[0]
-    return framed(lines, width, left=PAD_LEFT, right=PAD_RIGHT)
+    # The columns beyond a narrowed measure are padding, so each line is `width` wide.
+    right = max(PAD_RIGHT, width - PAD_LEFT - inner)
+    return framed(lines, width, left=PAD_LEFT, right=right)
+
+
+def _has_wide_content(source: str) -> bool:
+    """A table, or code with a line wider than the measure: they keep the whole width."""
+    in_code = False
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("```", "~~~")):
+            in_code = not in_code
+            continue
+        wide_code = in_code and len(line) > PROSE_MEASURE - 4
+        table = not in_code and stripped.startswith("|") and stripped.endswith("|")
+        if wide_code or table:
+            return True
+    return False
 
 
 def _is_empty(line: list[Segment]) -> bool:

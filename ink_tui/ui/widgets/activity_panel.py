@@ -65,7 +65,13 @@ class ActivityPanel(Static):
     ActivityPanel.-active {
         display: block;
     }
+    /* A short terminal (ui/compact_layout.py): the phase on one line, with a count. */
+    ActivityPanel.-compact {
+        max-height: 1;
+        border-top: none;
+    }
     """
+    MAX_ROWS = 8
 
     def __init__(self, bus: EventBus) -> None:
         super().__init__()
@@ -164,6 +170,16 @@ class ActivityPanel(Static):
             return
         self._paint()
 
+    @property
+    def full_rows(self) -> int:
+        """Rows the panel takes in full: its border, the phase and a row per call."""
+        return min(self.MAX_ROWS, 2 + len(self.rows)) if self.phase else 0
+
+    def set_compact(self, compact: bool) -> None:
+        if compact != self.has_class("-compact"):
+            self.set_class(compact, "-compact")
+            self._paint()
+
     def _tick(self) -> None:
         # While only a question waits nothing on the panel moves: no need to draw it.
         if self.asking and all(row.asking or row.queued for row in self.rows.values()):
@@ -191,6 +207,12 @@ class ActivityPanel(Static):
             else:
                 text.append(self.phase)
                 text.append(f" {clock.format_elapsed(now - self.phase_started)}", style="dim")
+        if self.has_class("-compact"):
+            if self.rows:
+                count = len(self.rows)
+                text.append(f" · {count} call{'s' if count != 1 else ''}", style="dim")
+            self._show(text, 1)
+            return
         for row in self.rows.values():
             text.append("\n")
             if row.asking:

@@ -49,6 +49,7 @@ from ink_tui.core.events import ApprovalRequest, ApprovalResolved, Event, RunEnd
 from ink_tui.core.sentence import sentence
 from ink_tui.core.tool_summary import call_label
 from ink_tui.ui.blocks.diff_lines import diff_lines
+from ink_tui.ui.fit_text import elide
 
 if TYPE_CHECKING:
     from ink_tui.ui.widgets.prompt_input import PromptInput
@@ -126,6 +127,15 @@ class ApprovalQuestion(Vertical, can_focus=True):
     ApprovalQuestion.-reason #approval-reason {
         display: block;
     }
+    /* A short terminal (ui/compact_layout.py): the call on one line and the keys. */
+    ApprovalQuestion.-compact #approval-why,
+    ApprovalQuestion.-compact #approval-preview,
+    ApprovalQuestion.-compact #approval-choices {
+        display: none;
+    }
+    ApprovalQuestion.-compact #approval-call {
+        height: 1;
+    }
     """
 
     @dataclass
@@ -191,6 +201,43 @@ class ApprovalQuestion(Vertical, can_focus=True):
     def allow_focus_children(self) -> bool:
         return self._answering and self.accepting
 
+    @property
+    def full_rows(self) -> int:
+        """Rows the question takes in full: its border, the call, why, the preview, the
+        choices (and their margin), the keys, and the reason box when open."""
+        if self.request is None:
+            return 0
+        width = max(1, self.app.size.width - 2)
+        call = -(-_call_text(self.request).cell_len // width)
+        why = -(-len(self.request.why) // width)
+        preview = len(_preview_lines(self.request))
+        reason = 2 if self.has_class("-reason") else 0
+        return 1 + max(1, call) + max(1, why) + min(preview, 14) + 2 + 1 + reason
+
+    def set_compact(self, compact: bool) -> None:
+        if compact != self.has_class("-compact"):
+            self.set_class(compact, "-compact")
+            if self.request is not None:
+                self.query_one("#approval-call", Static).update(self._call_line())
+                self._paint()
+
+    def _call_line(self) -> Text:
+        assert self.request is not None
+        text = _call_text(self.request)
+        if self.has_class("-compact"):
+            # One line: the command's end gives way to an ellipsis.
+            text = elide(Text(" ").join(text.split("\n")), self._line_width())
+        return text
+
+    def on_resize(self) -> None:
+        # The elided lines were cut for the old width.
+        if self.request is not None and self.has_class("-compact"):
+            self.query_one("#approval-call", Static).update(self._call_line())
+        self._paint()
+
+    def _line_width(self) -> int:
+        return self.content_size.width or max(1, self.app.size.width - 2)
+
     # -- events -------------------------------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
@@ -213,7 +260,7 @@ class ApprovalQuestion(Vertical, can_focus=True):
         self.current = 0
         self.remove_class("-reason", "-answering")
         self.query_one("#approval-reason", Input).value = ""
-        self.query_one("#approval-call", Static).update(_call_text(request))
+        self.query_one("#approval-call", Static).update(self._call_line())
         self.query_one("#approval-why", Static).update(sentence(f"Allow this? {request.why}"))
         preview = self.query_one("#approval-preview", Static)
         lines = _preview_lines(request)
@@ -307,12 +354,15 @@ class ApprovalQuestion(Vertical, can_focus=True):
         for index, choice in enumerate(self.query(_Choice)):
             choice.set_class(index == self.current, "-current")
             choice.update(_label(choice.decision, self.request, keyed=answering))
-        self.query_one("#approval-keys", Static).update(self._keys_text(answering))
+        keys = elide(Text(self._keys_text(answering)), self._line_width())
+        self.query_one("#approval-keys", Static).update(keys)
 
     def _keys_text(self, answering: bool) -> str:
         if self._answered:
             return "Answered."
         if not answering:
+            if self.has_class("-compact"):
+                return f"{self.answer_key} to answer · what you type stays in the input"
             return (
                 f"{self.answer_key} to answer · or click a choice · "
                 "what you type stays in the input"

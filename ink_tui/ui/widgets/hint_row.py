@@ -11,6 +11,7 @@ from textual.timer import Timer
 from textual.widgets import Static
 
 from ink_tui.control.bus import EventBus
+from ink_tui.ui.fit_text import Part, elide, fit_parts
 
 if TYPE_CHECKING:
     from textual.widget import Widget
@@ -66,14 +67,20 @@ def key_label(keys: str) -> str:
     return "+".join(part.upper() if len(part) == 1 else part.title() for part in first.split("+"))
 
 
-def hint_text(pairs: tuple[tuple[str, str], ...]) -> Text:
-    text = Text(no_wrap=True, overflow="ellipsis")
+def hint_parts(pairs: tuple[tuple[str, str], ...]) -> list[Part]:
+    """Each hint a part; the first ones matter most and stay longest."""
+    parts = []
     for index, (key, what) in enumerate(pairs):
-        if index:
-            text.append("  ·  ", style="dim")
+        text = Text()
         text.append(key, style="bold")
         text.append(f" {what}", style="dim")
-    return text
+        parts.append(Part(text, -index))
+    return parts
+
+
+def hint_text(pairs: tuple[tuple[str, str], ...], width: int = 10_000) -> Text:
+    """The hints that fit `width`, the last ones dropped first, none cut mid-word."""
+    return fit_parts(hint_parts(pairs), width)
 
 
 class HintRow(Static):
@@ -99,6 +106,8 @@ class HintRow(Static):
         self._asking: dict[str, str] = {}
         self._focus = ""
         self._flash_timer: Timer | None = None
+        # What the row shows: a flash, or the hints (fitted to the width when drawn).
+        self._flash: str | None = None
         self._unsubscribe = lambda: None
 
     def on_mount(self) -> None:
@@ -148,8 +157,9 @@ class HintRow(Static):
         if self._flash_timer is not None:
             self._flash_timer.stop()
         self.add_class("-flash")
+        self._flash = message
         # One row, always (see the CSS): no layout, only this row is drawn again.
-        self.update(Text(message, no_wrap=True, overflow="ellipsis"), layout=False)
+        self.refresh()
         self._flash_timer = self.set_timer(seconds, self._end_flash)
 
     def _end_flash(self) -> None:
@@ -172,4 +182,11 @@ class HintRow(Static):
 
     def _paint(self) -> None:
         self.remove_class("-flash")
-        self.update(hint_text(self.hints()), layout=False)
+        self._flash = None
+        self.refresh()
+
+    def render(self) -> Text:
+        width = self.content_size.width or 10_000
+        if self._flash is not None:
+            return elide(Text(self._flash), width)
+        return hint_text(self.hints(), width)

@@ -54,7 +54,19 @@ class QueueList(Vertical, can_focus=True):
     QueueList:blur QueueRow.-highlight {
         background: transparent;
     }
+    /* A short terminal (ui/compact_layout.py): only the count, until the list is
+       focused to edit it. */
+    QueueList.-compact {
+        border-top: none;
+    }
+    QueueList.-compact > .rows {
+        display: none;
+    }
+    QueueList.-compact:focus-within > .rows {
+        display: block;
+    }
     """
+    MAX_ROWS = 8
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "cursor(-1)", "Previous entry", show=False),
@@ -95,9 +107,11 @@ class QueueList(Vertical, can_focus=True):
     class Leave(Message):
         """The user is done with the list; the App should focus the input box."""
 
-    def __init__(self, bus: EventBus, *, id: str | None = None) -> None:
+    def __init__(self, bus: EventBus, *, id: str | None = None, queue_key: str = "Ctrl+Q") -> None:
+        """`queue_key`: how the key that focuses the list is shown ("Ctrl+Q")."""
         super().__init__(id=id, classes="-empty")
         self._bus = bus
+        self.queue_key = queue_key
         self._unsubscribe = lambda: None
         # Display order: the live entries, then rows whose entry was sent mid-edit.
         self.rows: list[QueueRow] = []
@@ -159,9 +173,31 @@ class QueueList(Vertical, can_focus=True):
             # A hidden list cannot keep focus: hand it back to the input.
             self.post_message(self.Leave())
 
+    @property
+    def full_rows(self) -> int:
+        """Rows the list takes in full: its border, the header and the rows."""
+        if not self.rows:
+            return 0
+        rows = sum(6 if row.editing else 1 for row in self.rows)
+        return 2 + min(self.MAX_ROWS, rows)
+
+    def set_compact(self, compact: bool) -> None:
+        if compact != self.has_class("-compact"):
+            self.set_class(compact, "-compact")
+            self._paint_header()
+
     def _paint_header(self, focused: bool | None = None) -> None:
         focused = self.has_focus if focused is None else focused
         text = Text(no_wrap=True, overflow="ellipsis")
+        if self.has_class("-compact") and not focused:
+            text.append(f"{self.count} queued", style="bold")
+            if self.paused:
+                text.append(" (paused)", style="bold yellow")
+            text.append("  ·  ", style="dim")
+            text.append(self.queue_key, style="bold")
+            text.append(" to edit", style="dim")
+            self.query_one(".header", Static).update(text)
+            return
         text.append(f"Queued · {self.count}", style="bold")
         if self.paused:
             text.append("  paused: Enter on an empty input runs it", style="bold yellow")

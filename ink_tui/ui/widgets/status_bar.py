@@ -24,6 +24,7 @@ from textual.widgets import Static
 from ink_tui.control.bus import EventBus
 from ink_tui.control.usage import SessionUsage
 from ink_tui.ui import clock
+from ink_tui.ui.fit_text import Part, fit_parts
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -88,6 +89,7 @@ class StatusBar(Static):
         self.context_window: int | None = None
         # Open approval questions (request ids): the run waits for the user.
         self.asking: set[str] = set()
+        self._parts: list[Part] = []
         self._unsubscribe = lambda: None
 
     @property
@@ -168,34 +170,40 @@ class StatusBar(Static):
         self._paint()
 
     def _paint(self) -> None:
-        text = Text(no_wrap=True, overflow="ellipsis")
-        text.append("ink ", style="bold")
-        text.append(self.model_label, style="bold yellow" if self.is_demo else "bold")
-        text.append("  ·  ")
+        # Parts in their order, each with how long it stays when the row is short (see
+        # `fit_parts`): the state first, then the model, jobs, context, folder, tokens.
+        parts: list[Part] = []
+        model = Text("ink ", style="bold")
+        model.append(self.model_label, style="bold yellow" if self.is_demo else "bold")
+        parts.append(Part(model, 8))
+        state = Text()
         if self.state == "running":
             label = "interrupting" if self.interrupts else "running"
-            text.append(label, style="bold red" if self.interrupts else "bold green")
+            state.append(label, style="bold red" if self.interrupts else "bold green")
             if self.run_started is not None:
-                text.append(f" {clock.format_elapsed(clock.now() - self.run_started)}")
+                state.append(f" {clock.format_elapsed(clock.now() - self.run_started)}")
             if self.asking:
-                text.append("  ·  ")
-                text.append("waiting for your answer", style="bold yellow")
+                state.append("  ·  ")
+                state.append("waiting for your answer", style="bold yellow")
         else:
-            text.append(self.state)
+            state.append(self.state)
             if self.last_run_s is not None:
-                text.append(f" (last run {clock.format_elapsed(self.last_run_s)})", style="dim")
-        text.append("  ·  ")
-        text.append(self.tokens_label())
-        text.append("  ·  ")
+                state.append(f" (last run {clock.format_elapsed(self.last_run_s)})", style="dim")
+        parts.append(Part(state, 9))
+        parts.append(Part(Text(self.tokens_label()), 1))
         context = self.context_label()
         if context:
             share = (self.context_tokens or 0) / self.context_window if self.context_window else 0
             style = "bold red" if share >= 0.8 else "yellow" if share >= 0.6 else ""
-            text.append(context, style=style)
-            text.append("  ·  ")
+            parts.append(Part(Text(context, style=style), 5))
         if self.jobs:
-            text.append(f"{self.jobs} job{'s' if self.jobs != 1 else ''}", style="bold yellow")
-            text.append("  ·  ")
-        text.append(_short_path(self.workspace), style="dim")
+            jobs = f"{self.jobs} job{'s' if self.jobs != 1 else ''}"
+            parts.append(Part(Text(jobs, style="bold yellow"), 6))
+        parts.append(Part(Text(_short_path(self.workspace), style="dim"), 3))
+        self._parts = parts
         # One row, always (see the CSS): no layout, only this row is drawn again.
-        self.update(text, layout=False)
+        self.refresh()
+
+    def render(self) -> Text:
+        """The parts that fit the row's width, the least important dropped first."""
+        return fit_parts(self._parts, self.content_size.width or 10_000, separator_style="")

@@ -10,9 +10,10 @@ Nothing is drawn when an event arrives: changed blocks are marked, and one timer
 frame measures them and repaints, so a burst of tiny deltas costs one redraw.
 
 Scrolling follows new output while the user is at the bottom. Once they scroll up it
-stays put and a "↓ new output below" marker shows on the last row until they are back
-at the bottom. With the keyboard focus here, Up/Down move a cursor over the tool calls
-and Enter folds or unfolds the one under it; a click on a tool call does the same.
+stays put and a "↓ new output below" marker shows on the last row, a row of its own (no
+text beside it), until they are back at the bottom. With the keyboard focus here,
+Up/Down move a cursor over the tool calls and Enter folds or unfolds the one under it;
+a click on a tool call does the same.
 """
 
 from __future__ import annotations
@@ -368,7 +369,10 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
             if view.selection is not None and view.selection_style is not None:
                 strip = with_selection(strip, view.selection, line_no, view.selection_style)
         if self._marker and y == content.height - 1:
-            strip = with_marker(strip, content.width, base + self._colours.style("marker"))
+            # The marker's row is its own: drawn over a line it would hide part of it,
+            # which shows whole once scrolled to (and the marker goes).
+            blank = Strip.blank(content.width).apply_style(base)
+            strip = with_marker(blank, content.width, base + self._colours.style("marker"))
         return strip
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:

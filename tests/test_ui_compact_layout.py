@@ -1,0 +1,146 @@
+"""A short terminal keeps the conversation: the panels give way before the transcript.
+
+At 60x20 with the activity panel, an approval question and two queued entries, the
+transcript still shows rows of the answer while the user types; the question stays open
+and the typed text stays in the input (Pilot, the full app, loopback server).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.pilot import Pilot
+
+from ink_tui.control.run_settings import RunSettings
+from ink_tui.ui.app import InkApp
+from ink_tui.ui.widgets.activity_panel import ActivityPanel
+from ink_tui.ui.widgets.approval_question import ApprovalQuestion
+from ink_tui.ui.widgets.prompt_input import PromptInput
+from ink_tui.ui.widgets.queue_list import QueueList
+from ink_tui.ui.widgets.transcript import Transcript
+from tests.scripted_server import ScriptedServer, tool_reply
+from tests.ui_helpers import make_app, type_text, wait_until
+
+ASK = RunSettings(approval="ask")
+ANSWER = "I will run the test suite first, then look at the failing cart totals."
+COMMAND = "pytest -q tests/test_cart.py --maxfail=1 -k 'total and not slow' --durations=5"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
+def push_question(server: ScriptedServer) -> None:
+    server.push(tool_reply([("bash", {"command": COMMAND})], text=ANSWER))
+
+
+async def crowd(pilot: Pilot) -> ApprovalQuestion:
+    """A question open, the activity panel up and two entries queued."""
+    app = pilot.app
+    assert isinstance(app, InkApp)
+    await wait_until(pilot, lambda: app.controller is not None, what="the controller")
+    await type_text(pilot, "fix the cart totals")
+    await pilot.press("enter")
+    question = app.query_one(ApprovalQuestion)
+    await wait_until(pilot, lambda: question.is_open, what="the question")
+    await type_text(pilot, "keep the public API")
+    await pilot.press("enter")
+    await type_text(pilot, "then add a changelog entry")
+    await pilot.press("alt+enter")
+    queue = app.query_one(QueueList)
+    await wait_until(pilot, lambda: queue.count == 2, what="two queued entries")
+    await pilot.pause()
+    return question
+
+
+def shown_rows(transcript: Transcript) -> list[str]:
+    return [transcript.render_line(y).text for y in range(transcript.size.height)]
+
+
+async def test_typing_at_60x20_with_everything_open_keeps_rows_of_the_answer(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    push_question(server)
+    app, _ = make_app(server, workspace, settings=ASK)
+    async with app.run_test(size=(60, 20)) as pilot:
+        question = await crowd(pilot)
+        for key in "now stop":
+            await pilot.press("space" if key == " " else key)
+        transcript = app.query_one(Transcript)
+        await wait_until(
+            pilot,
+            lambda: any("test suite" in row for row in shown_rows(transcript)),
+            what="the answer's rows",
+        )
+        assert transcript.size.height >= 4
+        assert app.query_one(PromptInput).text == "now stop"
+        assert question.is_open and question.accepting
+        # The panels gave way: each draws its compact form.
+        assert app.query_one(ActivityPanel).has_class("-compact")
+        queue = app.query_one(QueueList)
+        assert queue.has_class("-compact")
+        assert "2 queued" in str(queue.query_one(".header").render())
+        # Nothing of the hint row or the status bar is cut mid-word.
+        for widget in ("HintRow", "StatusBar"):
+            line = str(app.query_one(widget).render())
+            assert len(line) <= 58
+            assert all(word.isascii() or word for word in line.split())
+
+
+async def test_at_a_tall_terminal_nothing_gives_way(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    push_question(server)
+    app, _ = make_app(server, workspace, settings=ASK)
+    async with app.run_test(size=(100, 40)) as pilot:
+        question = await crowd(pilot)
+        await pilot.pause()
+        assert not app.query_one(ActivityPanel).has_class("-compact")
+        assert not app.query_one(QueueList).has_class("-compact")
+        assert not question.has_class("-compact")
+
+
+async def test_growing_the_terminal_brings_the_panels_back(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    push_question(server)
+    app, _ = make_app(server, workspace, settings=ASK)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await crowd(pilot)
+        queue = app.query_one(QueueList)
+        await wait_until(pilot, lambda: queue.has_class("-compact"), what="the count")
+        await pilot.resize_terminal(100, 44)
+        await wait_until(pilot, lambda: not queue.has_class("-compact"), what="the full queue")
+        assert not app.query_one(ActivityPanel).has_class("-compact")
+
+
+async def test_the_first_screen_teaches_and_gives_way_at_the_first_prompt(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    from tests.scripted_server import text_reply
+
+    server.push(text_reply("Hello there."))
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        welcome = str(app.query_one("#welcome").render())
+        for words in ("scripted-model", "Enter", "Alt+Enter", "Ctrl+C", "Alt+Up", "Ctrl+G"):
+            assert words in welcome
+        assert "/help" in welcome and "Ctrl+P" in welcome
+        assert workspace.name in welcome
+        await type_text(pilot, "hi")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: not app.query("#welcome"), what="the welcome to go")
+        transcript = app.query_one(Transcript)
+        await wait_until(pilot, lambda: "Hello there." in transcript.plain_text(), what="reply")
+
+
+async def test_the_demo_welcome_says_offline_demo(server: ScriptedServer, workspace: Path) -> None:
+    app, _ = make_app(server, workspace)
+    app.is_demo = True
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        assert "offline demo" in str(app.query_one("#welcome").render())
