@@ -97,11 +97,17 @@ CHANGES = ("write ink-demo-notes.md", "edit ink-demo-notes.md", "bash ls -la")
 
 
 def allow_the_changes(tmux: Tmux) -> None:
-    """Answer the tour's questions about its changes, each with Ctrl+G and y."""
+    """Answer the tour's questions about its changes, each with Ctrl+G and y; each
+    offers "this session" and "always" too (the plain command: for `ls` commands)."""
     for label in CHANGES:
         tmux.wait_for(f"{label}  waiting for your answer", within=60)
         tmux.keys("C-g")
-        tmux.wait_for("[y] allow once")
+        screen = tmux.wait_until(
+            lambda s: "[y] allow once" in s and "[a] always allow" in s, "the choices"
+        )
+        assert "[s] allow" in screen and "this session" in screen
+        if label.startswith("bash"):
+            assert "[a] always allow `ls` commands" in screen
         tmux.keys("y")
 
 
