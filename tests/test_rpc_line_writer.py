@@ -38,12 +38,15 @@ async def test_a_line_after_a_quiet_moment_goes_out_on_the_next_turn() -> None:
 
 async def test_a_stream_of_lines_is_gathered_into_few_writes() -> None:
     pipe = _Pipe()
-    writer = LineWriter(pipe, gap=0.05)
+    # The sends take milliseconds; a gap far longer keeps them within it even when the
+    # machine is busy. The wait outlasts the gap: the write due by then (a timer of the
+    # same loop, due earlier) has surely run.
+    writer = LineWriter(pipe, gap=0.25)
     for n in range(100):
         writer.send({"n": n})
         if n % 10 == 9:
             await asyncio.sleep(0.001)
-    await asyncio.sleep(0.12)
+    await asyncio.sleep(0.3)
     assert [line["n"] for line in pipe.lines()] == list(range(100))
     # The first line alone, the rest within the gap together: nowhere near one per line.
     assert len(pipe.writes) <= 3
