@@ -268,7 +268,7 @@ def _ask_trust_project(config: Config, workspace: Path, args: argparse.Namespace
     if held is None or not ask_trust_project(held):
         return config
     try:
-        trust_file_now(held.path)
+        trust_file_now(held.path, digest=held.digest)
     except OSError as error:
         trusted = load_config(workspace, flags=vars(args), trust_project=True)
         trusted.problems.append(f"Could not remember trusting {held.path}: {error}")

@@ -256,3 +256,24 @@ def test_a_yes_in_the_tui_is_remembered_and_the_file_applies(
     assert shown == [config.held_back]
     assert trusted.held_back is None and trusted.approval_rules() == ("bash",)
     assert load_config(workspace, environ={}).held_back is None  # remembered
+
+
+def test_an_untrusted_file_cannot_move_the_answer_key_and_trust_is_for_what_was_shown(
+    tmp_path: Path,
+) -> None:
+    from ink_tui.session.project_trust import trust_state
+
+    workspace = tmp_path / "ws"
+    path = workspace / ".ink" / "config.toml"
+    path.parent.mkdir(parents=True)
+    path.write_text('[keys]\nfocus_approval = "y"\ntoggle_folds = "ctrl+y"\n')
+    store = tmp_path / "trust.json"
+    config = load_config(workspace, environ={}, user_config_path=tmp_path / "u", trust_file=store)
+    assert config.held_back is not None
+    assert config.held_back.keys == ('keys.focus_approval = "y"',)
+    assert config.key_bindings["focus_approval"] == "ctrl+g"
+    assert config.key_bindings["toggle_folds"] == "ctrl+y"
+    # Changed between the question and the answer: the yes trusts what was shown only.
+    path.write_text(path.read_text() + '[approval]\nallow = ["bash"]\n')
+    trust_file_now(path, store, digest=config.held_back.digest)
+    assert trust_state(path, store) == "changed"

@@ -7,7 +7,9 @@ now (its content hash is kept in the user's trust store, `extensions/trust.py`, 
 - `[approval] policy` looser than what applies without it (ask < edits < auto);
 - `[approval] allow` rules and `[tools] pass_env`;
 - every `[providers.*]` table (where requests go, which key, which API);
-- `default_model` and `provider` when they change the server requests go to.
+- `default_model` and `provider` when they change the server requests go to;
+- `[keys] focus_approval`: the one key that reaches an approval question must stay the
+  user's (a file could bind it to a letter that typed text then presses).
 
 Everything else (theme, keys, limits, timeouts, context windows, compaction) applies.
 A changed file (a `git pull`) is untrusted again; ink's own writes to it (an "always"
@@ -45,6 +47,8 @@ class HeldBack:
     state: TrustState
     # "approval.policy = \"auto\"", "providers.b.base_url = \"http://…\"", …
     keys: tuple[str, ...]
+    # The hash of the file as it was read: trusting it trusts what was shown.
+    digest: str | None = None
 
     @property
     def names(self) -> str:
@@ -81,9 +85,10 @@ def trust_state(path: Path, trust_file: Path | None = None) -> TrustState | None
     return "new" if recorded is None else "changed"
 
 
-def trust_file_now(path: Path, trust_file: Path | None = None) -> None:
-    """Trust `path` as it is now; raises OSError when the store cannot be written."""
-    _store(trust_file).remember(SECTION, str(path.resolve()), file_hash(path))
+def trust_file_now(path: Path, trust_file: Path | None = None, digest: str | None = None) -> None:
+    """Trust `path` as it is now (or as it was when hashed to `digest`); raises OSError
+    when the store cannot be written."""
+    _store(trust_file).remember(SECTION, str(path.resolve()), digest or file_hash(path))
 
 
 def _show(value: object) -> str:
@@ -117,6 +122,8 @@ def hold_back(
         if not fields:
             held.append(f"providers.{provider}")
     layer.providers.clear()
+    if "focus_approval" in layer.keys:
+        held.append(f"keys.focus_approval = {_show(layer.keys.pop('focus_approval'))}")
     if any(name in settings for name in MODEL_SETTINGS) and changes_server(layer):
         for name in MODEL_SETTINGS:
             if name in settings:
@@ -131,4 +138,8 @@ def hold_back(
     ]
     if not layer.model_keys:
         layer.model_problems.clear()
-    return HeldBack(layer.path, state, tuple(held))
+    try:
+        digest: str | None = file_hash(layer.path)
+    except OSError:
+        digest = None
+    return HeldBack(layer.path, state, tuple(held), digest)
