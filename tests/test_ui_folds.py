@@ -8,8 +8,12 @@ from pathlib import Path
 
 from textual.pilot import Pilot
 
+from ink_tui.core.events import ApprovalRequest
+from ink_tui.core.messages import ToolCall
+from ink_tui.tools.diff import unified_diff
 from ink_tui.ui.app import InkApp
 from ink_tui.ui.blocks.tool_block import ToolBlock
+from ink_tui.ui.widgets.approval_question import _preview_lines
 from ink_tui.ui.widgets.transcript import Transcript
 from tests.scripted_server import ScriptedServer, text_reply, tool_reply
 from tests.ui_helpers import make_app, type_text, wait_until
@@ -98,3 +102,16 @@ async def test_an_edits_folded_diff_shows_the_changed_line(
             "line 23",
             "",
         ]
+
+
+def test_an_approval_preview_of_a_long_diff_shows_every_change() -> None:
+    old = "".join(f"line {n}\n" for n in range(1, 41))
+    new = old.replace("line 5\n", "LINE 5\n").replace("line 20\n", "LINE 20\n")
+    new = new.replace("line 35\n", "LINE 35\n")
+    diff = unified_diff(old, new, "notes.txt")
+    call = ToolCall(id="c", name="write", arguments={"path": "notes.txt", "content": new})
+    request = ApprovalRequest(request_id="r", call=call, why="policy", preview=diff)
+    shown = [line.plain for line in _preview_lines(request)]
+    for n in (5, 20, 35):
+        assert f"-line {n}" in shown and f"+LINE {n}" in shown
+    assert len(shown) == 13 and shown[-1].startswith("… ") and shown[-1].endswith("more lines")

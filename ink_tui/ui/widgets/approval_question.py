@@ -48,7 +48,8 @@ from ink_tui.control.bus import EventBus
 from ink_tui.core.events import ApprovalRequest, ApprovalResolved, Event, RunEnd
 from ink_tui.core.sentence import sentence
 from ink_tui.core.tool_summary import call_label
-from ink_tui.ui.blocks.diff_lines import diff_lines
+from ink_tui.ui.blocks.diff_lines import diff_line_style, diff_lines
+from ink_tui.ui.blocks.fold_view import fold_view
 from ink_tui.ui.fit_text import elide
 
 if TYPE_CHECKING:
@@ -480,8 +481,13 @@ def _preview_lines(request: ApprovalRequest) -> list[Text]:
         return [Text(request.preview_note, style="dim")] if request.preview_note else []
     lines = diff_lines(request.preview, file_header=False)
     if len(lines) > PREVIEW_LINES:
-        hidden = len(lines) - PREVIEW_LINES
-        lines = [*lines[:PREVIEW_LINES], Text(f"… {hidden} more lines", style="dim")]
+        # Folded as the transcript folds a diff: the hunks' headers and changed lines
+        # first (what is being decided), context only with the room left.
+        view = fold_view([line.plain for line in lines], "diff")
+        kept = view.lines if view is not None else ()
+        hidden = len(lines) - len(kept)
+        lines = [Text(line, style=diff_line_style(line)) for line in kept]
+        lines.append(Text(f"… {hidden} more lines", style="dim"))
     if request.preview_note:
         lines.insert(0, Text(request.preview_note, style="dim"))
     return lines
