@@ -344,8 +344,13 @@ class InkApp(App[None]):
                 )
                 # Give the text back so a typo costs nothing.
                 self.prompt.restore(message.text)
-            else:
+            elif invocation.name == "quit":
                 self.commands.run(invocation.name, invocation.argument)
+            else:
+                # Typed before the controller exists (`/resume ID` during the first
+                # frame), it waits for the controller and sessions, as a line does.
+                name, argument = invocation.name, invocation.argument
+                self.start.later(lambda: self.commands.run(name, argument))
             return
         # Before the controller exists (typed during the first frame), the line waits.
         self.start.submit(literal_text(message.text), message.mode)

@@ -88,7 +88,9 @@ class AppStart:
             gc_policy.own_process()
         # Why the controller could not be built, if it could not.
         self._failure: str | None = None
-        self._early: list[tuple[str, QueueMode]] = []
+        # What was sent before the controller existed, in order: lines to submit and
+        # slash commands to run (`later`).
+        self._early: list[tuple[str, QueueMode] | Callable[[], None]] = []
         # The resumed session, once drawn (before the controller exists).
         self._shown: LoadedSession | None = None
         # Its end, drawn at once while the rest is read and built (`preview`).
@@ -153,6 +155,14 @@ class AppStart:
             self._early.append((text, mode))
         else:
             self.app.controller.submit(text, mode)
+
+    def later(self, command: Callable[[], None]) -> None:
+        """Run a slash command now, or, typed before the controller exists (`/resume ID`
+        during the first frame), once it does, in order with the lines sent meanwhile."""
+        if self.app.controller is None and self._failure is None:
+            self._early.append(command)
+        else:
+            command()
 
     def _import_then_start(self) -> None:
         """On a thread: read a resumed session whole and have it built, import what the
@@ -255,10 +265,13 @@ class AppStart:
             "the input. Quit with Ctrl+C twice and start again once the cause is fixed."
         )
         self.app.query_one(Transcript).add_notice(self._failure, "error")
-        early = "\n\n".join(text for text, _mode in self._early)
-        self._early.clear()
+        items, self._early = self._early, []
+        early = "\n\n".join(item[0] for item in items if isinstance(item, tuple))
         if early:
             self.app.prompt.restore(early)
+        for item in items:
+            if not isinstance(item, tuple):
+                item()
 
     def _start_controller(
         self,
@@ -291,9 +304,12 @@ class AppStart:
         if app.plan.mode == "pick":
             app.call_after_refresh(app.session_actions.pick)
         app.extensions.start(controller)
-        for text, mode in self._early:
-            controller.submit(text, mode)
-        self._early.clear()
+        items, self._early = self._early, []
+        for item in items:
+            if isinstance(item, tuple):
+                controller.submit(*item)
+            else:
+                item()
 
     def _prepare_heap(self) -> None:
         """On a thread: load and warm the answer renderer, then (for `ink`) freeze the
