@@ -375,6 +375,18 @@ async def _folded_output(pilot: Pilot, _: list[Any]) -> None:
     await settle(pilot)
 
 
+async def _status(pilot: Pilot, _: list[Any]) -> None:
+    from ink_tui.core.prices import Price
+    from ink_tui.ui.widgets.status_bar import StatusBar
+
+    # As `[prices]` "scripted-model" = { input = 300, output = 1500 } would.
+    pilot.app.query_one(StatusBar).usage.prices = {"scripted-model": Price(300.0, 1500.0)}
+    await submit(pilot, "what does this project do?")
+    await settle(pilot)
+    await submit(pilot, "/status")
+    await pilot.pause(0.1)
+
+
 def _too_small_script(server: ScriptedServer) -> list[Any]:
     return []
 
@@ -597,6 +609,13 @@ SCENES = [
         (100, 32),
         _idle_script,
         _palette,
+    ),
+    Scene(
+        "status",
+        "/status, and the session's tokens and cost in the status bar (a known price)",
+        (100, 32),
+        _idle_script,
+        _status,
     ),
     Scene(
         "approval",

@@ -178,6 +178,16 @@ async def test_the_palette_lists_each_command_once_with_its_arguments_and_textua
         assert any(text.startswith("Screenshot") for text in firsts)
         assert not any(text.startswith("Quit") for text in firsts)
         assert len(firsts) == len(set(firsts))
+        # Searching keeps the arguments too (Textual's highlight read them as markup).
+        await type_text(pilot, "resume")
+        await wait_until(
+            pilot,
+            lambda: any(
+                str(commands.get_option_at_index(n).prompt).startswith("/resume [session id]")
+                for n in range(commands.option_count)
+            ),
+            what="the search's hit",
+        )
 
 
 # -- /copy -------------------------------------------------------------------------------

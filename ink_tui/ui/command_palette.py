@@ -19,6 +19,7 @@ from __future__ import annotations
 from textual.app import SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
+from textual.fuzzy import Matcher
 from textual.types import IgnoreReturnCallbackType
 
 from ink_tui.ui.slash_commands import RunSlashCommand, SlashCommand, all_commands
@@ -28,6 +29,17 @@ def palette_text(command: SlashCommand) -> str:
     """How a command reads in the palette, with its arguments:
     "/model [name] — Switch among the configured models"."""
     return f"{command.usage} — {command.summary}"
+
+
+def _highlight(matcher: Matcher, text: str) -> Content:
+    """`text` with the matched characters marked, read as plain text: Textual's
+    `highlight` reads it as markup, which swallows "[session id]"."""
+    content = Content(text)
+    _, offsets = matcher.fuzzy_search.match(matcher.query, text)
+    for offset in offsets:
+        if not text[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return content
 
 
 class SlashCommandProvider(Provider):
@@ -69,7 +81,7 @@ class SlashCommandProvider(Provider):
             if score > 0:
                 yield Hit(
                     score,
-                    matcher.highlight(text),
+                    _highlight(matcher, text),
                     self._runner(command),
                     text=text,
                 )
