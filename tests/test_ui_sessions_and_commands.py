@@ -131,7 +131,8 @@ async def test_modes_and_model_pickers(
     (workspace / ".ink" / "config.toml").write_text(
         f'[providers.local]\nbase_url = "{server.base_url}"\nmodels = ["alpha", "beta"]\n'
     )
-    config = load_config(workspace, user_config_path=tmp_path / "none.toml")
+    # A project's providers apply once the file is trusted (tests/test_project_trust.py).
+    config = load_config(workspace, user_config_path=tmp_path / "none.toml", trust_project=True)
     server.push(text_reply("from beta"))
     app, _ = make_app(server, workspace, config=config)
     async with app.run_test(size=SIZE) as pilot:
