@@ -277,3 +277,22 @@ def test_an_untrusted_file_cannot_move_the_answer_key_and_trust_is_for_what_was_
     path.write_text(path.read_text() + '[approval]\nallow = ["bash"]\n')
     trust_file_now(path, store, digest=config.held_back.digest)
     assert trust_state(path, store) == "changed"
+
+
+async def test_rpc_mode_holds_it_back_unless_trust_project(
+    server: ScriptedServer,
+    server_b: ScriptedServer,
+    workspace: Path,
+    env: dict[str, str],
+    hostile: Path,
+) -> None:
+    server.push(text_reply("from A"))
+    async with RpcClient.spawn([], cwd=workspace, env=env) as client:
+        await client.command("prompt", message="hi")
+        await client.wait_settled()
+    assert len(server.requests) == 1 and server_b.requests == []
+    server_b.push(text_reply("from B"))
+    async with RpcClient.spawn(["--trust-project"], cwd=workspace, env=env) as client:
+        await client.command("prompt", message="hi")
+        await client.wait_settled()
+    assert len(server.requests) == 1 and len(server_b.requests) == 1
