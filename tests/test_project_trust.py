@@ -248,7 +248,12 @@ def test_a_yes_in_the_tui_is_remembered_and_the_file_applies(
     for name in ("XDG_DATA_HOME", "XDG_CONFIG_HOME"):
         monkeypatch.setenv(name, env[name])
     shown: list[HeldBack] = []
-    monkeypatch.setattr(trust_project, "ask_trust_project", lambda h: shown.append(h) or True)
+
+    def answer_yes(held: HeldBack) -> bool:
+        shown.append(held)
+        return True
+
+    monkeypatch.setattr(trust_project, "ask_trust_project", answer_yes)
     args = cli.build_parser().parse_args([])
     config = load_config(workspace, flags=vars(args), environ={})
     assert config.held_back is not None and not config.approval_rules()
