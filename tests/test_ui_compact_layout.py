@@ -144,3 +144,15 @@ async def test_the_demo_welcome_says_offline_demo(server: ScriptedServer, worksp
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.pause()
         assert "offline demo" in str(app.query_one("#welcome").render())
+
+
+async def test_a_session_shown_in_the_transcript_takes_the_welcomes_place(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        assert app.query("#welcome")
+        # What showing a picked session does first (session_replay.show_session).
+        app.query_one(Transcript).clear_view()
+        await wait_until(pilot, lambda: not app.query("#welcome"), what="the welcome to go")

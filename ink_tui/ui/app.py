@@ -355,8 +355,11 @@ class InkApp(App[None]):
         # Before the controller exists (typed during the first frame), the line waits.
         self.start.submit(literal_text(message.text), message.mode)
 
-    # The hidden widgets' messages are handled by name (`on_<widget>_<message>`): their
-    # classes are imported after the first frame, too late for `@on`.
+    @on(Transcript.Replaced)
+    def _transcript_replaced(self) -> None:
+        # A session picked at start (or by /resume) takes the welcome's place.
+        self.end_welcome()
+
     def end_welcome(self) -> None:
         """The welcome gives way to the conversation (the first prompt, a resume)."""
         welcome = self.panel_layout.welcome
@@ -364,6 +367,8 @@ class InkApp(App[None]):
             self.panel_layout.welcome = None
             cast("Welcome", welcome).remove()
 
+    # The hidden widgets' messages are handled by name (`on_<widget>_<message>`): their
+    # classes are imported after the first frame, too late for `@on`.
 
     def on_run_slash_command(self, message: RunSlashCommand) -> None:
         self.commands.run(message.name, message.argument)

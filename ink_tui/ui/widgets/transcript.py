@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, ClassVar, TypeVar
 from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.geometry import Region, Size
+from textual.message import Message
 from textual.reactive import reactive
 from textual.scroll_view import ScrollView
 from textual.selection import Selection
@@ -93,6 +94,9 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
     ]
 
     show_thinking: reactive[bool] = reactive(True)
+
+    class Replaced(Message):
+        """The view was emptied for a new one (/clear, /new, a resumed session)."""
 
     def __init__(self, bus: EventBus, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
@@ -295,6 +299,7 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self.virtual_size = Size(0, 0)
         self.scroll_to(y=0, animate=False, immediate=True, force=True)
         self.refresh()
+        self.post_message(self.Replaced())
 
     # -- following the output ----------------------------------------------------------
 
