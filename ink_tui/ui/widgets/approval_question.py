@@ -352,9 +352,14 @@ class ApprovalQuestion(Vertical, can_focus=True):
             return
         answering = self._answering and not self._answered
         self.set_class(answering, "-answering")
+        request = self.request
+        # A choice's margin is 2 columns; when the full labels would run past the row,
+        # the short ones ("this session", "always"), so none is cut.
+        full = sum(len(_label(d, request, keyed=answering)) + 2 for d in self.decisions)
+        short = full > self._line_width()
         for index, choice in enumerate(self.query(_Choice)):
             choice.set_class(index == self.current, "-current")
-            choice.update(_label(choice.decision, self.request, keyed=answering))
+            choice.update(_label(choice.decision, request, keyed=answering, short=short))
         keys = elide(Text(self._keys_text(answering)), self._line_width())
         self.query_one("#approval-keys", Static).update(keys)
 
@@ -493,14 +498,15 @@ def _preview_lines(request: ApprovalRequest) -> list[Text]:
     return lines
 
 
-def _label(decision: str, request: ApprovalRequest, *, keyed: bool) -> str:
-    """A choice's label; `keyed` (the question has the focus) shows its key first."""
+def _label(decision: str, request: ApprovalRequest, *, keyed: bool, short: bool = False) -> str:
+    """A choice's label; `keyed` (the question has the focus) shows its key first;
+    `short` leaves out the rule (a narrow row)."""
     if decision == "allow":
         label = "allow once"
     elif decision == "session":
-        label = f"allow {request.rule_label} this session"
+        label = "this session" if short else f"allow {request.rule_label} this session"
     elif decision == "always":
-        label = f"always allow {request.rule_label}"
+        label = "always" if short else f"always allow {request.rule_label}"
     else:
         label = "deny…"
     return f"[{_KEYS[decision][0]}] {label}" if keyed else label
