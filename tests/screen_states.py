@@ -384,6 +384,7 @@ async def _status(pilot: Pilot, _: list[Any]) -> None:
     await submit(pilot, "what does this project do?")
     await settle(pilot)
     await submit(pilot, "/status")
+    await wait_until(pilot, lambda: "approval:" in _transcript(pilot).plain_text(), what="/status")
     await pilot.pause(0.1)
 
 
