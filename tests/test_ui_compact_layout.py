@@ -156,3 +156,23 @@ async def test_a_session_shown_in_the_transcript_takes_the_welcomes_place(
         # What showing a picked session does first (session_replay.show_session).
         app.query_one(Transcript).clear_view()
         await wait_until(pilot, lambda: not app.query("#welcome"), what="the welcome to go")
+
+
+async def test_at_the_minimum_size_the_question_keeps_its_essentials(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    push_question(server)
+    app, _ = make_app(server, workspace, settings=ASK)
+    async with app.run_test(size=(60, 16)) as pilot:
+        question = await crowd(pilot)
+        await wait_until(pilot, lambda: question.has_class("-compact"), what="the essentials")
+        await pilot.pause()
+        call = str(question.query_one("#approval-call").render())
+        keys = str(question.query_one("#approval-keys").render())
+        # The call on one line, its end elided; the key that answers it.
+        assert call.startswith("? bash pytest") and call.endswith("…") and "\n" not in call
+        assert keys.startswith("Ctrl+G to answer")
+        assert app.query_one(Transcript).size.height >= 4
+        # Ctrl+G still answers it.
+        await pilot.press("ctrl+g")
+        await wait_until(pilot, lambda: question.has_focus, what="the question's focus")
