@@ -71,10 +71,15 @@ async def test_two_prompts_add_up_and_new_starts_the_tokens_at_zero(
         assert "↑20 ↓10" in status_line(app)
         # The scripted model has no known price: no cost, never a guess.
         assert "$" not in status_line(app)
+        first_id = app.binding.writer.id
         await send(pilot, "/new")
         await pilot.pause()
         assert (status.tokens_in, status.tokens_out) == (0, 0)
         assert "↑0 ↓0" in status_line(app)
+        # Switching back with /resume: the first session's recorded tokens again.
+        await send(pilot, f"/resume {first_id[:8]}")
+        await wait_until(pilot, lambda: status.tokens_in == 20, what="the resumed tokens")
+        assert "↑20 ↓10" in status_line(app)
 
 
 async def test_a_resumed_session_starts_at_its_files_sum_with_its_cost(
