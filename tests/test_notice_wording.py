@@ -70,8 +70,7 @@ async def test_a_second_answer_names_the_call_not_the_request_id(
     notices = [n.text for n in recorder.of("notice") if n.kind == "approval"]
     texts = [t for t in notices if "ignored" in t]
     assert texts == [
-        "The question about bash touch made was already answered (allow); "
-        "this answer is ignored.",
+        "The question about bash touch made was already answered (allow); this answer is ignored.",
         "That question is not open; this answer is ignored.",
     ]
     assert not any("approval-" in text for text in notices)
