@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from ink_tui.control.run_settings import RunSettings
 from ink_tui.core.tool_api import ToolContext, ToolResult
 from ink_tui.tools import default_tools
+from ink_tui.tools.process_group import group_alive
 from tests.run_helpers import make_controller, user_texts, wait_gate
 from tests.scripted_server import Gate, ScriptedServer, error_reply, text_reply, tool_reply
 
@@ -72,8 +70,12 @@ async def test_abort_during_bash_kills_the_whole_process_group(
     controller.interrupt()
     await controller.wait_idle()
     assert time.monotonic() - started < 4
-    with pytest.raises(ProcessLookupError):
-        os.killpg(pgid, 0)
+    # Killed: nothing of the group runs any more. Its orphans may stay zombies a while
+    # (this test process is no subreaper, and some containers' PID 1 never reaps).
+    deadline = time.monotonic() + 5
+    while group_alive(pgid):
+        assert time.monotonic() < deadline, "the group still runs after the abort"
+        await asyncio.sleep(0.01)
 
     # Every call of the reply has a result, so the next run's history is valid.
     tool_messages = [m for m in controller.history if m.role == "tool"]
