@@ -70,18 +70,12 @@ class _MainScreen(Screen[object]):
     AUTO_FOCUS = "#prompt"
 
 
-def _slash_command_provider() -> type[Provider]:
-    """The palette's provider, imported when the palette first opens."""
-    from ink_tui.ui.command_palette import SlashCommandProvider
+def _palette_commands() -> type[Provider]:
+    """The palette's provider (ours, then Textual's own but its Quit: see below),
+    imported when the palette first opens."""
+    from ink_tui.ui.command_palette import PaletteCommands
 
-    return SlashCommandProvider
-
-
-def _system_commands() -> type[Provider]:
-    """Textual's own commands (Theme, Screenshot, ...) but its Quit: see below."""
-    from ink_tui.ui.command_palette import SystemCommands
-
-    return SystemCommands
+    return PaletteCommands
 
 
 class InkApp(App[None]):
@@ -90,8 +84,9 @@ class InkApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "ink"
     # Ours, and Textual's but its "Quit", which would leave without settling the run
-    # (the palette's /quit goes through ink's own exit).
-    COMMANDS: ClassVar = {_slash_command_provider, _system_commands}
+    # (the palette's /quit goes through ink's own exit). One provider for both, so the
+    # palette lists them in the same order on every start.
+    COMMANDS: ClassVar = {_palette_commands}
     BINDINGS: ClassVar[list[BindingType]] = [
         # The ids are the action names of the config file's [keys] table (set_keymap).
         Binding("ctrl+c", "interrupt", "Interrupt", priority=True, id="interrupt"),

@@ -10,16 +10,23 @@ Textual's system commands (Theme, Screenshot, Keys, Maximize, ...) come from
 `SystemCommands`, all but Quit: Textual's quits at once, without settling the run or
 setting ink's exit status, so /quit stands for it.
 
-Register them on the App: `COMMANDS = {SlashCommandProvider, SystemCommands}` and leave
-`ENABLE_COMMAND_PALETTE` at its default, True.
+Register them on the App as one provider, `COMMANDS = {PaletteCommands}`, and leave
+`ENABLE_COMMAND_PALETTE` at its default, True. One, not the two: Textual lists the hits
+of equal score (and everything before a key is typed) in the order they arrive, and
+two providers arrive in the order of the `COMMANDS` set, which is by object address, so
+the list came out in a different order from one start to the next.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from textual.app import SystemCommand
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.fuzzy import Matcher
+from textual.screen import Screen
+from textual.style import Style
 from textual.types import IgnoreReturnCallbackType
 
 from ink_tui.ui.slash_commands import RunSlashCommand, SlashCommand, all_commands
@@ -111,3 +118,25 @@ class SystemCommands(Provider):
                 yield Hit(
                     score, matcher.highlight(command.title), command.callback, help=command.help
                 )
+
+
+class PaletteCommands(Provider):
+    """ink's commands, then Textual's (`SystemCommands`), from one provider: the order of
+    the palette's list is the same on every start (see the module's docstring)."""
+
+    def __init__(self, screen: Screen[Any], match_style: Style | None = None) -> None:
+        super().__init__(screen, match_style)
+        self._parts = (
+            SlashCommandProvider(screen, match_style),
+            SystemCommands(screen, match_style),
+        )
+
+    async def discover(self) -> Hits:
+        for part in self._parts:
+            async for hit in part.discover():
+                yield hit
+
+    async def search(self, query: str) -> Hits:
+        for part in self._parts:
+            async for hit in part.search(query):
+                yield hit
