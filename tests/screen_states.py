@@ -20,6 +20,7 @@ from typing import Any
 from textual.pilot import Pilot
 
 from ink_tui.core.messages import AssistantMessage, UserMessage
+from ink_tui.core.stream_timeouts import StreamTimeouts
 from ink_tui.core.tool_api import ToolContext, ToolResult
 from ink_tui.session.entries import (
     AssistantEntry,
@@ -673,6 +674,10 @@ SCENES = [
 
 # Error messages name the server's address, so pictures need the same port every time.
 SCENE_PORT = 47613
+# A scene that holds a stream takes its picture however long the machine takes to get
+# there: the activity panel's "waiting for the server" (3 s of silence, by default)
+# never comes into it.
+SCENE_TIMEOUTS = StreamTimeouts(notice_after_s=60.0)
 
 
 def scene_server() -> ScriptedServer:
@@ -692,15 +697,20 @@ def build(scene: Scene, server: ScriptedServer) -> tuple[InkApp, Callable[[Pilot
         tools=tools,
         plan=SessionPlan("new") if scene.sessions else None,
         session_root=SESSION_ROOT if scene.sessions else None,
+        timeouts=SCENE_TIMEOUTS,
     )
 
     async def run_before(pilot: Pilot) -> None:
         await pilot.pause(0.1)
         await scene.run(pilot, held)
         # A blinking caret is drawn or not depending on the instant of the picture:
-        # hold it steady (shown), so the same screen always makes the same SVG.
+        # hold it steady (shown), so the same screen always makes the same SVG. A
+        # TextArea keeps its lines as last drawn (its cache does not count the caret of
+        # a non-blinking cursor): drawn in the hidden phase, as a slow machine may have
+        # caught it, it stayed hidden. Restyling clears that cache.
         for editor in pilot.app.query("TextArea, Input"):
             editor.cursor_blink = False  # type: ignore[attr-defined]
+            editor.notify_style_update()
         await pilot.pause()
 
     return app, run_before

@@ -11,6 +11,7 @@ from textual.pilot import Pilot
 from ink_tui.control.bus import EventBus
 from ink_tui.control.controller import RunController
 from ink_tui.control.run_settings import RunSettings
+from ink_tui.core.stream_timeouts import StreamTimeouts
 from ink_tui.core.tool_api import Tool
 from ink_tui.providers.openai_compat import OpenAICompatProvider
 from ink_tui.session.config import Config
@@ -31,13 +32,19 @@ def make_app(
     session_root: Path | None = None,
     config: Config | None = None,
     freeze_startup_heap: bool = False,
+    timeouts: StreamTimeouts | None = None,
 ) -> tuple[InkApp, Recorder]:
     recorder = Recorder()
 
     def make_controller(bus: EventBus) -> RunController:
         bus.subscribe(recorder)
         provider = OpenAICompatProvider(
-            server.base_url, "scripted-model", None, base_delay=0.01, max_delay=0.05
+            server.base_url,
+            "scripted-model",
+            None,
+            base_delay=0.01,
+            max_delay=0.05,
+            timeouts=timeouts,
         )
         return RunController(
             provider=provider,
