@@ -19,7 +19,9 @@ from benchmarks.report import FIGURES
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
-@pytest.mark.timeout(240)
+# About a minute on a quiet machine; the limits only stop a hang, and a busy machine
+# (the suite's other processes, a CPU hog) made it four times as long.
+@pytest.mark.timeout(610)
 def test_quick_benchmark_prints_and_writes_every_figure(tmp_path: Path) -> None:
     out = tmp_path / "quick.json"
     proc = subprocess.run(
@@ -28,7 +30,7 @@ def test_quick_benchmark_prints_and_writes_every_figure(tmp_path: Path) -> None:
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
-        timeout=230,
+        timeout=600,
     )
     assert proc.returncode == 0, proc.stderr[-4000:]
     report = json.loads(out.read_text())
