@@ -18,7 +18,12 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    # A whole tour in a real terminal: some 25 s under a CPU hog, more when the machine
+    # is busier still. The suite's 60 s would cut it short; this only stops a hang.
+    pytest.mark.timeout(240),
+]
 
 
 class Tmux:
