@@ -544,7 +544,20 @@ async def _crowded(pilot: Pilot, _: list[Any]) -> None:
     await wait_until(pilot, lambda: len(app.controller.queue) == 2)  # type: ignore[union-attr]
     for key in "now stop":
         await pilot.press("space" if key == " " else key)
-    await pilot.pause(0.2)
+    from ink_tui.ui.widgets.transcript import Transcript
+
+    transcript = app.query_one(Transcript)
+    # The panels gave way: the transcript, taller now, still shows its end.
+    await wait_until(
+        pilot,
+        lambda: (
+            app.prompt.text == "now stop"
+            and transcript.max_scroll_y > 0
+            and transcript.scroll_y >= transcript.max_scroll_y
+        ),
+        what="the typed text, with the transcript at its end",
+    )
+    await pilot.pause()
 
 
 WIDE_ANSWER = (

@@ -478,6 +478,10 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
             freeze_long_lived()
         self._schedule_frame()
         if not changed:
+            if self._following and round(self.scroll_y) < self.max_scroll_y:
+                # Only the height changed (panels above the input grew or gave way): a
+                # transcript that follows shows its end again.
+                self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
             return
         size = Size(content.width, self._lines.height)
         if size != self.virtual_size:
