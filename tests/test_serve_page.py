@@ -522,6 +522,41 @@ def test_the_session_list_shows_sessions_and_switches_between_them(
     expect(page.locator(".msg-assistant")).to_have_text("First answer.")
 
 
+def open_sessions(served: Served) -> list[dict[str, Any]]:
+    answer = httpx.get(
+        f"{served.base}/api/sessions", headers={"Authorization": f"Bearer {served.token}"}
+    )
+    answer.raise_for_status()
+    return [row for row in answer.json()["sessions"] if row["open"]]
+
+
+def test_a_send_right_after_new_session_goes_to_that_session(
+    page: Page, served: Served, server: ScriptedServer
+) -> None:
+    # + New session's request held back, as a busy machine may: the text sent meanwhile
+    # goes to the session being started, and no second one is started for it.
+    server.push(text_reply("In the new one."))
+    held: list[Any] = []
+    page.route(
+        "**/api/sessions",
+        lambda route: held.append(route) if route.request.method == "POST" else route.continue_(),
+    )
+    page.goto(served.url)
+    page.get_by_role("button", name="+ New session").click()
+    type_and(page, "hello")
+    # The send waits for the session...
+    page.wait_for_function("window.inkPage.state.starting")
+    for route in held:
+        route.continue_()
+    # ...then goes to it, which the page shows.
+    expect(page.locator(".msg-assistant")).to_have_text("In the new one.")
+    expect(page.locator(".msg-user")).to_have_text(["hello"])
+    [only] = open_sessions(served)
+    assert only["id"] == page.evaluate("window.inkPage.state.id")
+    assert only["first_prompt"] == "hello"
+    assert len(held) == 1
+
+
 def test_a_narrow_window_keeps_everything_usable(
     browser: Any, served: Served, server: ScriptedServer
 ) -> None:

@@ -65,6 +65,7 @@
     editing: null,       // {id, mode, li, area, sent}
     sending: false,
     starting: false,     // a first send is opening a session
+    creating: null,      // the session + New session is starting (a promise), until shown
     reachable: null,     // whether the server answered the last request (null: not asked yet)
     streamDown: false,   // the event stream dropped and is being reopened
     stopping: false,
@@ -181,8 +182,17 @@
     }
   }
 
-  // Resolves to whether a session was started (and is shown now).
-  async function newSession() {
+  // Resolves to whether a session was started (and is shown now). While one is being
+  // started, a second call (a send typed right after a click on + New session, or a
+  // second click) waits for it rather than starting another.
+  function newSession() {
+    if (!s.creating) {
+      s.creating = startSession().finally(() => { s.creating = null; });
+    }
+    return s.creating;
+  }
+
+  async function startSession() {
     closeDrawer();
     try {
       const data = await api("POST", "/api/sessions", {});
@@ -1228,9 +1238,10 @@
 
   async function submit(mode) {
     if (!canSend()) return;
-    if (!s.id) {
+    if (!s.id || s.creating) {
       // No session yet: the first send opens one, then goes to it (what was typed
-      // meanwhile goes too).
+      // meanwhile goes too). One is being started (+ New session): the send goes to
+      // it, not to the session shown until then.
       s.starting = true;
       renderSend();
       let started = false;
