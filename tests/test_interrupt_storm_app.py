@@ -33,7 +33,7 @@ from textual.pilot import Pilot
 from ink_tui.control.controller import RunController
 from ink_tui.core.events import RunEnd, RunStart, UserMessageEvent
 from ink_tui.ui.app import InkApp
-from tests.loop_heartbeat import ReferenceClock
+from tests.loop_heartbeat import CpuWait, ReferenceClock
 from tests.run_helpers import Recorder, wait_gate
 from tests.scripted_server import (
     Gate,
@@ -63,8 +63,11 @@ def type_as_terminal(app: InkApp, text: str) -> None:
 
 async def key_latency(app: InkApp, key: str, reference: ReferenceClock) -> float:
     """Seconds from a printable key's arrival until the input holds it, less any time
-    the whole process was kept off the CPU meanwhile (a busy machine, not the app)."""
+    the whole process, or the loop's thread, was kept off the CPU meanwhile (a busy
+    machine, not the app)."""
     want = app.prompt.text + key
+    cpu_wait = CpuWait()
+    waited_before = cpu_wait.total()
     started = time.monotonic()
     type_as_terminal(app, key)
     deadline = started + 1.0
@@ -73,7 +76,8 @@ async def key_latency(app: InkApp, key: str, reference: ReferenceClock) -> float
             raise AssertionError(f"{key!r} never reached the input ({app.prompt.text!r})")
         await asyncio.sleep(0.001)
     ended = time.monotonic()
-    return ended - started - reference.stall(started, ended)
+    waited = cpu_wait.total() - waited_before
+    return ended - started - max(reference.stall(started, ended), waited)
 
 
 @dataclass
