@@ -106,7 +106,10 @@ async def test_the_whole_file_is_read_once_typing_pauses(
 ) -> None:
     root = tmp_path / "data"
     path = write_session(workspace, root, turns=10)
-    monkeypatch.setattr(app_start, "QUIET_S", 0.4)
+    # Pauses far longer than a busy machine takes between two pilot steps: the read must
+    # wait for typing to pause, not for the cap.
+    monkeypatch.setattr(app_start, "QUIET_S", 3.0)
+    monkeypatch.setattr(app_start, "QUIET_MAX_S", 60.0)
     read_at: list[float] = []
     real_read = app_start.read_planned_session
     done = threading.Event()

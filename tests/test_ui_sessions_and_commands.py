@@ -158,8 +158,7 @@ async def test_config_problems_show_as_notices(
     app, _ = make_app(server, workspace, config=config)
     app.config_notices = list(config.problems)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(0.1)
-        assert "unknown key 'steer_mode'" in shown(app)
+        await wait_until(pilot, lambda: "unknown key 'steer_mode'" in shown(app))
         assert "line 1" in shown(app)
 
 
