@@ -1,8 +1,9 @@
 """Run one tool call in a process of its own and report how the event loop fared.
 
 `python -m tests.tool_loop_probe SPEC` (SPEC is JSON: tool, args, workspace, abort_after,
-use_ripgrep) prints one JSON line: the longest gap between heartbeats, how long the call
-took to end after the abort, and how it ended. A separate process because a tool that
+use_ripgrep) prints one JSON line: the longest gap between heartbeats that was the loop's
+own (not a busy machine's: see loop_heartbeat.py; `max_gap_raw` is the plain one), how
+long the call took to end after the abort, and how it ended. A separate process because a tool that
 starves the loop would freeze the test run itself: the caller gives up after a timeout
 and reports that instead.
 """
@@ -19,8 +20,9 @@ from typing import Any
 
 from ink_tui.core.abort import AbortController, AbortError
 from ink_tui.core.tool_api import Tool, ToolContext, ToolError
+from tests.loop_heartbeat import TICK_S, Heartbeat
 
-HEARTBEAT_S = 0.01
+HEARTBEAT_S = TICK_S
 ROOT = Path(__file__).resolve().parent.parent
 # The probe reports within a second or two unless its event loop is starved.
 PROBE_TIMEOUT_S = 15
@@ -61,17 +63,8 @@ async def probe(spec: dict[str, Any]) -> dict[str, Any]:
     loop = asyncio.get_running_loop()
     abort = AbortController()
     ctx = ToolContext(Path(spec["workspace"]), abort.signal)
-    gaps: list[float] = []
-
-    async def heartbeat() -> None:
-        last = loop.time()
-        while True:
-            await asyncio.sleep(HEARTBEAT_S)
-            now = loop.time()
-            gaps.append(now - last)
-            last = now
-
-    beating = asyncio.create_task(heartbeat())
+    heartbeat = Heartbeat()
+    heartbeat.start()
     call = asyncio.create_task(_tool(spec).execute(spec["args"], ctx))
     await asyncio.sleep(spec["abort_after"])
     aborted_at = loop.time()
@@ -85,10 +78,11 @@ async def probe(spec: dict[str, Any]) -> dict[str, Any]:
     except ToolError as error:
         outcome, text = "tool_error", str(error)
     ended = loop.time()
-    beating.cancel()
+    await heartbeat.stop()
     return {
-        "max_gap": max(gaps, default=float("inf")),
-        "beats": len(gaps),
+        "max_gap": HEARTBEAT_S + heartbeat.worst if heartbeat.ticks else float("inf"),
+        "max_gap_raw": HEARTBEAT_S + heartbeat.worst_raw if heartbeat.ticks else float("inf"),
+        "beats": heartbeat.ticks,
         "abort_to_end": ended - aborted_at,
         "outcome": outcome,
         "text": text[:500],
