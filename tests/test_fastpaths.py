@@ -20,7 +20,7 @@ from textual._styles_cache import StylesCache
 from textual.strip import Strip
 
 from ink_tui import fastpaths
-from ink_tui.fastpaths import gc_policy
+from ink_tui.fastpaths import gc_policy, textual_strips
 from ink_tui.providers.lean_transport import LeanHTTPTransport, lean_transport
 from ink_tui.providers.openai_compat import OpenAICompatProvider
 from ink_tui.ui.blocks import answer_markdown
@@ -105,6 +105,9 @@ def test_strip_caches_refuse_a_render_ansi_without_its_cache(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(Strip, "render_ansi", classmethod(lambda cls, style, system: ""))
+    # As before the fast path is installed: once it is (any app made earlier in this
+    # process installs it), the check reads the replacement as its own and says yes.
+    monkeypatch.setattr(textual_strips, "_installed", False)
     assert "lru_cache" in _refused("strip_caches")
 
 
