@@ -1,0 +1,93 @@
+"""JSON as RFC 8259 has it, for every surface ink reads from or writes to programs.
+
+Python's `json` reads and writes `NaN`, `Infinity` and `-Infinity`, which no strict
+parser accepts, and its C scanner raises `RecursionError` on deeply nested input. The
+policy (docs/rpc.md, "Strict JSON"):
+
+- In: `NaN`/`Infinity` are refused with a message that says so, and so is nesting deeper
+  than `MAX_DEPTH`; neither ever reaches a traceback.
+- Out: a float that is not finite is written as a string (`"NaN"`, `"Infinity"`,
+  `"-Infinity"`), so a strict reader can still read the line and nothing is dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+# Far deeper than any command, message or tool argument; shallow enough that walking
+# the value or writing it again can never hit Python's recursion limit.
+MAX_DEPTH = 200
+
+
+class JsonRefused(ValueError):
+    """Input that is not strict JSON, with a message fit to send back as it is."""
+
+
+def _refuse_constant(name: str) -> Any:
+    raise JsonRefused(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
+
+
+def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
+    """The value of `text`, or `JsonRefused` (a `ValueError`) saying what is wrong."""
+    try:
+        value = json.loads(text, parse_constant=_refuse_constant)
+    except JsonRefused:
+        raise
+    except RecursionError:
+        raise JsonRefused(f"nested deeper than {max_depth} levels") from None
+    except json.JSONDecodeError as error:
+        raise JsonRefused(str(error)) from None
+    except (ValueError, TypeError) as error:
+        # Bytes that are not UTF-8/16/32, or a type json cannot read.
+        raise JsonRefused(str(error)) from None
+    if _deeper_than(value, max_depth):
+        raise JsonRefused(f"nested deeper than {max_depth} levels")
+    return value
+
+
+def _deeper_than(value: Any, limit: int) -> bool:
+    # Iterative: the point is to never recurse on a hostile value.
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in children)
+    return False
+
+
+def dumps(obj: Any, **options: Any) -> str:
+    """`json.dumps` that never writes `NaN`/`Infinity`: such floats become strings."""
+    options["allow_nan"] = False
+    try:
+        return json.dumps(obj, **options)
+    except ValueError as error:
+        if "Out of range float" not in str(error):
+            raise
+    return json.dumps(finite(obj), **options)
+
+
+def finite(value: Any, _depth: int = 0) -> Any:
+    """A copy of `value` with every non-finite float as its name, a string."""
+    if isinstance(value, float):
+        if math.isfinite(value):
+            return value
+        if math.isnan(value):
+            return "NaN"
+        return "Infinity" if value > 0 else "-Infinity"
+    if _depth > MAX_DEPTH:
+        # A cycle or absurd depth: json.dumps will say so in its own words.
+        return value
+    if isinstance(value, dict):
+        return {key: finite(item, _depth + 1) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [finite(item, _depth + 1) for item in value]
+    return value
