@@ -422,7 +422,8 @@ PublicEvent = (
 
 class ReplayGapEvent(TypedDict):
     """`ink serve`'s stream only (docs/serve.md): events after `last_event_id` are no
-    longer buffered; reload the session's state. It has no `seq` of its own."""
+    longer buffered (trimmed, or sent by an earlier process); reload the session's state
+    and messages from `reload`. It has no `seq` of its own."""
 
     type: Literal["replay_gap"]
     v: int
@@ -431,3 +432,9 @@ class ReplayGapEvent(TypedDict):
     last_event_id: int
     oldest_seq: int
     last_seq: int
+    # The seqs the client will not get (inclusive); None when `last_event_id` is newer
+    # than anything this session sent (what the client holds is not this history).
+    missing_first: int | None
+    missing_last: int | None
+    # Where the state and messages to start again from are: GET it.
+    reload: str
