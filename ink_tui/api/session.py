@@ -108,8 +108,12 @@ class AgentSession:
         self._writer = writer
         self.warnings = list(warnings or [])
         # Remote front ends (ink serve) pass hooks that reduce arguments and mask secrets.
+        # A recorded session's seqs go on from where it left off (never repeating).
         self._projection = PublicProjection(
-            session_id, redact_call=redact_call, redact_text=redact_text
+            session_id,
+            redact_call=redact_call,
+            redact_text=redact_text,
+            seqs=writer.event_seqs if writer is not None else None,
         )
         self._subscribers: list[Callable[[PublicEvent], object]] = []
         # Resolved by `agent_settled`; made when a run starts, however it was started.
@@ -220,6 +224,11 @@ class AgentSession:
     @property
     def is_busy(self) -> bool:
         return self.controller.state == "running"
+
+    @property
+    def last_seq(self) -> int:
+        """The seq of the last event sent (kept from before a reopen); the next is one more."""
+        return self._projection.seq
 
     @property
     def session_file(self) -> Path | None:

@@ -2,7 +2,8 @@
 
 The Python API, RPC mode and the HTTP service all speak these events, so they cannot
 drift apart. Each is a JSON-ready dict with `type`, `v` (the protocol version), the
-session's id, its own increasing `seq` (per session, no gaps) and the `run_id` of the run
+session's id, its own increasing `seq` (per session, no gaps; a recorded session's goes
+on across reopen and restart, never repeating: `SeqSource`) and the `run_id` of the run
 it belongs to (None between runs). The names follow the seed (pi's runtime events):
 
 | public                         | from (core/events.py)          |
@@ -44,6 +45,7 @@ from dataclasses import replace
 from typing import Any
 
 from ink_tui.control import public_event_types as pub
+from ink_tui.control.event_seqs import CountingSeqs, SeqSource
 from ink_tui.control.public_event_types import (
     PROTOCOL_VERSION,
     PUBLIC_EVENT_TYPES,
@@ -174,7 +176,8 @@ class PublicProjection:
     """Turns one session's internal events into public ones (stateful: retries, settle).
 
     `redact_call` maps a tool call's arguments to what may be shown (identity by
-    default); `redact_text` is applied to every text that may carry a secret.
+    default); `redact_text` is applied to every text that may carry a secret. `seqs`
+    numbers the events (default: from 1, in memory).
     """
 
     def __init__(
@@ -183,9 +186,10 @@ class PublicProjection:
         *,
         redact_call: Callable[[ToolCall], dict[str, Any]] | None = None,
         redact_text: Callable[[str], str] | None = None,
+        seqs: SeqSource | None = None,
     ) -> None:
         self.session_id = session_id
-        self.seq = 0
+        self._seqs: SeqSource = seqs if seqs is not None else CountingSeqs()
         self._redact_call = redact_call or (lambda call: call.arguments)
         self._redact_text = redact_text or (lambda text: text)
         self.state: PublicState = "idle"
@@ -196,13 +200,17 @@ class PublicProjection:
         # What the settle of an aborted or failed run handed back (text, count).
         self._restored: list[tuple[str, int]] = []
 
+    @property
+    def seq(self) -> int:
+        """The last seq given to an event (or kept from before the session reopened)."""
+        return self._seqs.last
+
     def _head(self, run_id: str | None) -> pub.Envelope:
         """The next event's envelope: each call takes the next `seq`."""
-        self.seq += 1
         return {
             "v": PROTOCOL_VERSION,
             "session_id": self.session_id,
-            "seq": self.seq,
+            "seq": self._seqs.next(),
             "run_id": run_id,
         }
 
@@ -466,12 +474,11 @@ class PublicProjection:
     def _retried_end(self, run_id: str | None, reason: str) -> pub.AgentEndEvent:
         # The envelope spelled out, not unpacked: agent_end has keys a retried attempt
         # leaves out, which the checker cannot tell are absent from an unpacked one.
-        self.seq += 1
         return {
             "type": "agent_end",
             "v": PROTOCOL_VERSION,
             "session_id": self.session_id,
-            "seq": self.seq,
+            "seq": self._seqs.next(),
             "run_id": run_id,
             "will_retry": True,
             "stop_reason": None,

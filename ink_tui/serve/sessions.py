@@ -251,7 +251,10 @@ class SessionRegistry:
         )
 
     def _add(self, session: AgentSession) -> ServedSession:
-        served = ServedSession(session, EventLog(session.session_id, self._capacity), self.redactor)
+        # The log goes on from the session's last seq (kept across reopen and restart),
+        # so a client's Last-Event-ID from before is told of its gap, not taken as new.
+        events = EventLog(session.session_id, self._capacity, last_seq=session.last_seq)
+        served = ServedSession(session, events, self.redactor)
         # Redacted once, on the way in: the buffer and every client see the same event.
         session.subscribe(lambda event: served.take(dict(event)))
         self._sessions[served.id] = served

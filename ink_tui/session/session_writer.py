@@ -46,6 +46,8 @@ File format (version 1). UTF-8, one JSON object per line, each line ending in "\
   close) raises it once as `SessionWriteError`, an `OSError`. Raised in the recorder,
   the bus logs it, as it did when writes ran in the callback itself.
 - Shell (`!`) runs are not part of the conversation and are not recorded.
+- The public events' seq is kept beside the file, not in it (`event_seqs`): it changes
+  with every event a program is sent, which is no part of the conversation.
 - No credentials: the writer is never given an API key, only the model name.
 - One writer per file across processes: `create` and `open_existing` take the session's
   lock (`session_lock`) and `close` lets it go; a session open elsewhere raises
@@ -81,6 +83,7 @@ from ink_tui.session.entries import (
     encode_entry,
     encode_header,
 )
+from ink_tui.session.event_seqs import EventSeqs
 from ink_tui.session.json_safe import json_safe_dict, to_json_bytes
 from ink_tui.session.session_lock import SessionLock, SessionLocked, acquire
 from ink_tui.session.session_reader import SessionFileError, read_header
@@ -134,6 +137,8 @@ class SessionWriter:
         # Only the writer's thread reads and sets this: whether an fsync has work to do.
         self._unsynced = False
         self._thread = WriterThread(f"session-writer-{header.id}")
+        # Read on first use: only front ends for programs number events.
+        self._seqs: EventSeqs | None = None
 
     @property
     def id(self) -> str:
@@ -142,6 +147,14 @@ class SessionWriter:
     @property
     def closed(self) -> bool:
         return self._closed
+
+    @property
+    def event_seqs(self) -> EventSeqs:
+        """The session's public event seqs, going on from where it left off (kept in
+        `<session>.seq.json`, see `event_seqs`); `close` keeps the last one."""
+        if self._seqs is None:
+            self._seqs = EventSeqs.load(self.path)
+        return self._seqs
 
     @property
     def failure(self) -> BaseException | None:
@@ -276,6 +289,9 @@ class SessionWriter:
         if self.closed:
             return
         self._closed = True
+        if self._seqs is not None:
+            # Before the lock goes: the next holder reads it.
+            self._seqs.close()
         try:
             if self._thread.running:
                 self._thread.submit(self._fsync)
