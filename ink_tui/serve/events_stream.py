@@ -81,9 +81,12 @@ class Listener:
 
 
 class EventLog:
-    def __init__(self, session_id: str, capacity: int = BUFFER_CAPACITY) -> None:
+    def __init__(
+        self, session_id: str, capacity: int = BUFFER_CAPACITY, *, last_seq: int = 0
+    ) -> None:
         self.session_id = session_id
-        self.last_seq = 0
+        # A reopened session's events go on after the seq it had sent before.
+        self.last_seq = last_seq
         self._buffer: deque[Frame] = deque(maxlen=capacity)
         self._listeners: set[Listener] = set()
         self.closed = False
@@ -121,6 +124,9 @@ class EventLog:
         self._listeners.clear()
 
     def _gap(self, after: int, oldest: int) -> ReplayGapEvent:
+        # After a reopen or a restart the buffer starts empty at the persisted seq, so
+        # `oldest` is last_seq + 1 and everything the client lacks is missing.
+        known = after < oldest
         return {
             "type": "replay_gap",
             "v": PROTOCOL_VERSION,
@@ -129,6 +135,9 @@ class EventLog:
             "last_event_id": after,
             "oldest_seq": oldest,
             "last_seq": self.last_seq,
+            "missing_first": after + 1 if known else None,
+            "missing_last": oldest - 1 if known else None,
+            "reload": f"/api/sessions/{self.session_id}",
         }
 
 
