@@ -159,3 +159,11 @@ def error_reply(
 
 def error_event(kind: str, message: str) -> str:
     return event("error", {"error": {"type": kind, "message": message}})
+
+
+def unstarted_reply(index: int, body: dict[str, Any], stop_reason: str = "end_turn") -> Reply:
+    """A reply whose one delta names a block no `content_block_start` opened (issue 20,
+    item 11: a proxy that drops the start events)."""
+    steps: list[Step] = [message_start(), delta(index, body), block_stop(index)]
+    steps += message_end(stop_reason)
+    return Reply(steps)

@@ -8,6 +8,10 @@ exactly what the model would have received. The server notices when a client han
 mid-stream (`disconnects`).
 
 It runs in a thread so it serves any event loop (pytest-asyncio's, Textual's) alike.
+
+`quirks` make it behave like a real server that bends the protocol (`QUIRKS` says what
+each does; `LLAMA_CPP_PYTHON` is llama-cpp-python's server as met in issue 20), and
+`responders` answer the requests they recognise ahead of the scripted queue.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -46,6 +50,17 @@ class Drop:
 
 
 Step = bytes | str | Pause | Gate | Drop
+
+QUIRKS = {
+    # Every tool-call fragment also goes out in the legacy `function_call` field.
+    "function_call_copy": "tool-call fragments sent twice: in tool_calls[0] and function_call",
+    # A message with `"content": null` is refused with HTTP 500 before any reply.
+    "null_content_500": "a message whose content is null gets HTTP 500 (a validation error)",
+    # A `\n` escape inside tool-call arguments goes out as a raw newline (grammar output).
+    "raw_newline": "newline escapes in tool-call arguments sent as raw newlines",
+}
+# llama-cpp-python's server (its OpenAI-compatible `llama_cpp.server`).
+LLAMA_CPP_PYTHON = ("function_call_copy", "null_content_500", "raw_newline")
 
 
 @dataclass
@@ -149,7 +164,15 @@ def error_reply(status: int, message: str, headers: dict[str, str] | None = None
 
 
 class ScriptedServer:
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, port: int = 0, quirks: Iterable[str] = ()) -> None:
+        self.quirks = frozenset(quirks)
+        unknown = self.quirks - QUIRKS.keys()
+        if unknown:
+            raise ValueError(f"unknown quirks: {sorted(unknown)}; known: {sorted(QUIRKS)}")
+        # Asked in turn for each request before the queue; the first reply given wins.
+        self.responders: list[Callable[[dict[str, Any]], Reply | None]] = []
+        # Requests refused by a quirk (never given a scripted reply), by index.
+        self.refused: list[int] = []
         self.requests: list[dict[str, Any]] = []
         self.request_headers: list[dict[str, str]] = []
         self.disconnects: list[int] = []  # indexes of requests whose client hung up
@@ -191,7 +214,13 @@ class ScriptedServer:
                     index = len(server.requests)
                     server.requests.append(body)
                     server.request_headers.append(dict(self.headers.items()))
-                    reply = server._replies.popleft() if server._replies else None
+                    reply = server._refusal(body, index)
+                    for responder in server.responders if reply is None else ():
+                        reply = responder(body)
+                        if reply is not None:
+                            break
+                    if reply is None and server._replies:
+                        reply = server._replies.popleft()
                     server._arrived.notify_all()
                 if reply is None:
                     reply = error_reply(
@@ -235,6 +264,44 @@ class ScriptedServer:
         self._httpd.shutdown()
         self._httpd.server_close()
 
+    # -- quirks ---------------------------------------------------------------------
+
+    def _refusal(self, body: dict[str, Any], index: int) -> Reply | None:
+        if "null_content_500" not in self.quirks:
+            return None
+        for position, message in enumerate(body.get("messages") or ()):
+            if isinstance(message, dict) and "content" in message and message["content"] is None:
+                self.refused.append(index)
+                # As llama-cpp-python answers it: its pydantic models want a string.
+                role = str(message.get("role", "")).capitalize()
+                return error_reply(
+                    500,
+                    f"1 validation error for ChatCompletionRequest{role}Message\n"
+                    f"messages.{position}.content\n  Input should be a valid string "
+                    "[type=string_type, input_value=None, input_type=NoneType]",
+                )
+        return None
+
+    def _quirky(self, step: bytes | str) -> bytes | str:
+        """A data event as the quirks would have sent it."""
+        text = step.decode() if isinstance(step, bytes) else step
+        rewrites = self.quirks & {"function_call_copy", "raw_newline"}
+        if not rewrites or not text.startswith("data: {"):
+            return step
+        obj = json.loads(text[len("data: ") :])
+        for choice in obj.get("choices") or ():
+            delta = choice.get("delta") or {}
+            calls = delta.get("tool_calls") or []
+            for call in calls:
+                function = call.get("function") or {}
+                if "raw_newline" in self.quirks and isinstance(function.get("arguments"), str):
+                    function["arguments"] = function["arguments"].replace("\\n", "\n")
+            if "function_call_copy" in self.quirks and calls:
+                delta["function_call"] = dict(calls[0].get("function") or {})
+        # The newline is raw in the arguments' JSON; the chunk's own JSON escapes it, as
+        # a server's does, so the event itself stays valid.
+        return sse(obj)
+
     # -- serving --------------------------------------------------------------------
 
     def _serve(self, handler: BaseHTTPRequestHandler, reply: Reply, index: int) -> None:
@@ -271,7 +338,7 @@ class ScriptedServer:
                     _reset(handler)
                     return
                 else:
-                    data = _as_bytes(step)
+                    data = _as_bytes(self._quirky(step) if self.quirks else step)
                     handler.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                     handler.wfile.flush()
             handler.wfile.write(b"0\r\n\r\n")

@@ -83,7 +83,8 @@ async def test_body_shape_with_history_tools_and_limits(server: ScriptedServer) 
         {"role": "tool", "tool_call_id": "call_1", "content": "print('a')"},
         {
             "role": "assistant",
-            "content": None,
+            # Not null: llama-cpp-python's server refuses that (HTTP 500).
+            "content": "",
             "tool_calls": [
                 {
                     "id": "call_2",

@@ -163,9 +163,13 @@ class AnthropicReply(ReplyAssembly):
         index = obj.get("index")
         block = self._by_index.get(index) if isinstance(index, int) else None
         delta = obj.get("delta")
-        if block is None or not isinstance(delta, dict):
+        if not isinstance(delta, dict):
             return
         kind = delta.get("type")
+        if block is None:
+            block = self._unstarted(index, kind)
+            if block is None:
+                return  # a kind of delta this reader does not know, as for any block
         if kind == "text_delta":
             self._add(block, TextChunk, delta.get("text"))
         elif kind == "thinking_delta":
@@ -178,6 +182,27 @@ class AnthropicReply(ReplyAssembly):
             piece = delta.get("partial_json")
             if isinstance(piece, str):
                 block.text.append(piece)
+
+    def _unstarted(self, index: object, kind: object) -> _Block | None:
+        """The block a delta names that no `content_block_start` opened.
+
+        Text and thinking start it here, so what the model wrote is kept and shown;
+        the stream was out of order, but nothing in the delta is missing. A tool's
+        input or a signature cannot stand without the start's id, name or thinking:
+        the stream is malformed, and saying so beats completing without them.
+        """
+        implied = {"text_delta": "text", "thinking_delta": "thinking"}.get(str(kind))
+        if implied is None:
+            if kind not in ("input_json_delta", "signature_delta"):
+                return None
+            raise ProviderError(
+                f"{self._source} sent a malformed stream: a content_block_delta "
+                f"({kind}) for block {index!r}, which no content_block_start opened"
+            )
+        block = self._new_block({"type": implied})
+        if isinstance(index, int):
+            self._by_index[index] = block
+        return block
 
     def _message_delta(self, obj: dict[str, Any]) -> None:
         delta = obj.get("delta")

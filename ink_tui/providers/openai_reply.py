@@ -27,6 +27,9 @@ from ink_tui.providers.openai_errors import REASON_LIMIT, error_text, shorten
 from ink_tui.providers.reply_assembly import Pieces, ReplyAssembly
 from ink_tui.providers.retry import TransientFailure, is_retryable_status
 
+# Re-exported: the Anthropic reply reads its tool inputs the same way.
+from ink_tui.providers.tool_arguments import parse_arguments as parse_arguments
+
 # `json.loads` checks its argument and skips whitespace in Python before the C scanner
 # runs; chunks are compact JSON objects, so the scanner alone does (see `_parse_json`).
 # (`scan_once` is set in `JSONDecoder.__init__`, where typeshed does not see it.)
@@ -76,6 +79,8 @@ class ReplyBuilder(ReplyAssembly):
         self._calls: list[_PartialCall] = []
         # The server's tool-call `index` -> position in `_calls`.
         self._slots: dict[int, int] = {}
+        # Whether any chunk had `tool_calls`; from then on `function_call` is a copy.
+        self._saw_tool_calls = False
         self._finish: str | None = None
         self._usage = Usage()
         # Text chunks read by their delta alone once one has been learned (chunk_template).
@@ -181,11 +186,17 @@ class ReplyBuilder(ReplyAssembly):
         content = delta.get("content")
         if isinstance(content, str) and content:
             self._add_text("content", content)
-        for fragment in delta.get("tool_calls") or ():
-            if isinstance(fragment, dict):
-                self._tool_fragment(fragment)
+        fragments = delta.get("tool_calls")
+        if isinstance(fragments, list) and fragments:
+            self._saw_tool_calls = True
+            for fragment in fragments:
+                if isinstance(fragment, dict):
+                    self._tool_fragment(fragment)
+        # The legacy single-function field counts only in a stream that has no
+        # `tool_calls`: llama-cpp-python's server sends every fragment in both, and
+        # reading both doubled the arguments.
         legacy = delta.get("function_call")
-        if isinstance(legacy, dict):
+        if isinstance(legacy, dict) and not self._saw_tool_calls:
             self._tool_fragment({"index": 0, "function": legacy})
 
     def _tool_fragment(self, fragment: dict[str, Any]) -> None:
@@ -274,19 +285,6 @@ def _finish_call(partial: _PartialCall) -> ToolCall:
         raw_arguments=raw,
         arguments_error=error,
     )
-
-
-def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
-    """Tool-call arguments as a dict, or `({}, why)` when the model sent bad JSON."""
-    if not raw.strip():
-        return {}, None  # a call to a tool that takes no arguments
-    try:
-        value = json.loads(raw)
-    except ValueError as exc:
-        return {}, f"invalid JSON in arguments: {exc}"
-    if not isinstance(value, dict):
-        return {}, f"invalid JSON in arguments: expected an object, got {type(value).__name__}"
-    return value, None
 
 
 def normalise_finish_reason(raw: str | None, *, has_tool_calls: bool) -> StopReason:

@@ -6,11 +6,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ink_tui.core.messages import ToolResultMessage, UserMessage
 from ink_tui.core.provider_api import ModelRequest
+from ink_tui.providers.tool_arguments import wire_arguments
 
 
 def build_body(model: str, request: ModelRequest) -> dict[str, Any]:
@@ -52,11 +52,11 @@ def encode_messages(request: ModelRequest) -> list[dict[str, Any]]:
             )
         else:
             # Thinking is not sent back: several servers reject `reasoning_content` in
-            # the history, and the model does not need its own past reasoning.
-            entry: dict[str, Any] = {
-                "role": "assistant",
-                "content": None if not message.text and message.tool_calls else message.text,
-            }
+            # the history, and the model does not need its own past reasoning. A call
+            # without text goes with `""`, never `null`: OpenAI takes both, but
+            # llama-cpp-python's server refuses `null` (HTTP 500), and chat templates
+            # that join the content fail on a missing one.
+            entry: dict[str, Any] = {"role": "assistant", "content": message.text}
             if message.tool_calls:
                 entry["tool_calls"] = [
                     {
@@ -64,7 +64,9 @@ def encode_messages(request: ModelRequest) -> list[dict[str, Any]]:
                         "type": "function",
                         "function": {
                             "name": call.name,
-                            "arguments": call.raw_arguments or json.dumps(call.arguments),
+                            "arguments": wire_arguments(
+                                call.raw_arguments, call.arguments, call.arguments_error
+                            ),
                         },
                     }
                     for call in message.tool_calls
