@@ -6,6 +6,7 @@ goes back as the response's `error`. Handlers never write to stdout themselves.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
@@ -14,10 +15,12 @@ from ink_tui.api.session import QueueEntryGone, SessionBusy
 from ink_tui.control.input_queue import TAKE_MODES
 from ink_tui.core.choices import Choice, one_of
 from ink_tui.core.messages import QUEUE_MODES
+from ink_tui.modes.rpc_bash import run_bash_line
+from ink_tui.session.catalog import find_session_path
+from ink_tui.session.store_paths import SESSION_SUFFIX, session_id_from_name
 
 if TYPE_CHECKING:
     from ink_tui.api.session import AgentSession
-    from ink_tui.control.public_event_types import ToolExecutionEndEvent
 
 
 class CommandError(Exception):
@@ -29,6 +32,16 @@ class SessionHost:
     `switch_session` replace."""
 
     session: AgentSession
+    # `bash` commands take turns (see `bash`); `abort` counts, so that one waiting for
+    # its turn knows it was called off.
+    aborts: int = 0
+    _bash_turn: asyncio.Lock | None = None
+
+    @property
+    def bash_turn(self) -> asyncio.Lock:
+        if self._bash_turn is None:
+            self._bash_turn = asyncio.Lock()
+        return self._bash_turn
 
     async def replace(self, *, resume: str | None) -> AgentSession:
         raise NotImplementedError
@@ -117,30 +130,35 @@ async def follow_up(host: SessionHost, command: dict[str, Any]) -> Any:
 
 
 async def abort(host: SessionHost, command: dict[str, Any]) -> Any:
+    host.aborts += 1
     result = await host.session.abort()
     return {"aborted": result is not None, **(asdict(result) if result is not None else {})}
 
 
 async def bash(host: SessionHost, command: dict[str, Any]) -> Any:
+    """One at a time, in the order they came: a `bash` sent while another runs waits
+    for it, then runs, and each answers with its own output and exit code. One sent
+    while a model run is in progress is queued as a `!` line (its output comes as
+    events); one still waiting for its turn when `abort` comes is called off."""
     line = "!" + _text(command, "command")
-    session = host.session
-    if session.is_busy:
-        entry = session.steer(line)
-        return {"queued": asdict(entry) if entry is not None else None}
-    outputs: list[ToolExecutionEndEvent] = []
-    unsubscribe = session.subscribe(
-        lambda e: outputs.append(e) if e["type"] == "tool_execution_end" else None
-    )
-    try:
-        result = await session.start(line)
-    finally:
-        unsubscribe()
-    end = outputs[-1] if outputs else None
-    return {
-        "output": end["content"] if end else "",
-        "is_error": end["is_error"] if end else True,
-        "stop_reason": result.stop_reason,
-    }
+    aborts = host.aborts
+    async with host.bash_turn:
+        if host.aborts != aborts:
+            return {
+                "output": "",
+                "is_error": True,
+                "exit_code": None,
+                "stop_reason": "aborted",
+                "error": "aborted before it ran",
+            }
+        session = host.session
+        if session.is_busy:
+            entry = session.steer(line)
+            return {"queued": asdict(entry) if entry is not None else None}
+        try:
+            return await run_bash_line(session, line)
+        except RuntimeError as error:  # the session closed while this one waited
+            raise CommandError(str(error)) from error
 
 
 async def approve(host: SessionHost, command: dict[str, Any]) -> Any:
@@ -159,7 +177,10 @@ async def set_approval(host: SessionHost, command: dict[str, Any]) -> Any:
 
 
 async def get_state(host: SessionHost, command: dict[str, Any]) -> Any:
-    return host.session.snapshot()
+    # Which extensions loaded, which failed and why, which a budget stopped.
+    host_ = host.session.extensions
+    none: dict[str, Any] = {"loaded": [], "failed": [], "stopped": []}
+    return {**host.session.snapshot(), "extensions": host_.report() if host_ else none}
 
 
 async def get_queue(host: SessionHost, command: dict[str, Any]) -> Any:
@@ -218,17 +239,50 @@ async def set_follow_up_mode(host: SessionHost, command: dict[str, Any]) -> Any:
 
 async def new_session(host: SessionHost, command: dict[str, Any]) -> Any:
     _idle(host)
-    session = await host.replace(resume=None)
+    session = await _replace(host, resume=None)
     return {"session_id": session.session_id}
 
 
 async def switch_session(host: SessionHost, command: dict[str, Any]) -> Any:
+    """The open session itself is a no-op (`already_open`): opening it again would be
+    refused by its own lock. One open in another process is refused with its holder."""
     wanted = command.get("session_id")
     if not isinstance(wanted, str) or not wanted.strip():
         raise CommandError("`session_id` must be a session id (or the start of one)")
+    current = host.session
+    if await _names_open_session(current, wanted):
+        return {
+            "session_id": current.session_id,
+            "message_count": len(current.messages),
+            "already_open": True,
+        }
     _idle(host)
-    session = await host.replace(resume=wanted)
+    session = await _replace(host, resume=wanted)
     return {"session_id": session.session_id, "message_count": len(session.messages)}
+
+
+async def _replace(host: SessionHost, *, resume: str | None) -> AgentSession:
+    try:
+        return await host.replace(resume=resume)
+    except OSError as error:
+        # A session another process holds (`SessionLocked` names it), a store that
+        # cannot be written or read: the message is the answer, the session goes on.
+        raise CommandError(str(error)) from error
+
+
+async def _names_open_session(session: AgentSession, wanted: str) -> bool:
+    """Whether `wanted` (an id or the start of one) names `session` alone."""
+    prefix = wanted.strip().lower().removesuffix(SESSION_SUFFIX)
+    if not session.session_id.lower().startswith(prefix):
+        return False
+    if prefix == session.session_id.lower():
+        return True
+    # A prefix: it names the open session only if no other saved session matches it.
+    try:
+        path = await asyncio.to_thread(find_session_path, session.controller.workspace, prefix)
+    except LookupError:
+        return False  # several, or none saved: the replace says so as it always did
+    return session_id_from_name(path.name) == session.session_id
 
 
 def _idle(host: SessionHost) -> None:
