@@ -30,6 +30,9 @@ from ink_tui.core.messages import QueueMode
 
 T = TypeVar("T")
 
+# What every call on a closed session raises (`AgentSession` says the same).
+CLOSED = "this session is closed"
+
 
 class SyncAgentSession:
     def __init__(self, session: AgentSession, loop: asyncio.AbstractEventLoop,
@@ -63,10 +66,18 @@ class SyncAgentSession:
     # -- waiting on the session's loop ---------------------------------------------------
 
     def _run(self, coro: Coroutine[Any, Any, T]) -> T:
+        return self._submit(coro).result()
+
+    def _submit(self, coro: Coroutine[Any, Any, T]) -> Future[T]:
+        # Refused here, not by the loop: a closed loop would say "Event loop is closed"
+        # and leave `coro` never awaited (a warning on top). Closed, it is never run.
+        if self._closed:
+            coro.close()
+            raise RuntimeError(CLOSED)
         if threading.current_thread() is self._thread:
             coro.close()
             raise RuntimeError("a blocking call from the session's own thread would hang")
-        return asyncio.run_coroutine_threadsafe(coro, self._loop).result()
+        return asyncio.run_coroutine_threadsafe(coro, self._loop)
 
     def _call(self, function: Callable[..., T], *args: Any) -> T:
         async def call() -> T:
@@ -108,7 +119,7 @@ class SyncAgentSession:
         async def start() -> PromptResult:
             return await self._session.start(text)
 
-        return asyncio.run_coroutine_threadsafe(start(), self._loop)
+        return self._submit(start())
 
     def steer(self, text: str) -> QueuedInput | None:
         return self._call(self._session.steer, text)
@@ -146,7 +157,8 @@ class SyncAgentSession:
     def subscribe(self, callback: Callable[[PublicEvent], object]) -> Callable[[], None]:
         """`callback` runs on the session's thread; keep it quick."""
         unsubscribe = self._call(self._session.subscribe, callback)
-        return lambda: self._call(unsubscribe)
+        # After `close` there is nothing left to unsubscribe from: a no-op, not an error.
+        return lambda: None if self._closed else self._call(unsubscribe)
 
     def events(self) -> Iterator[PublicEvent]:
         """Every event from this call on (subscribed at once, not at the first `next`), on
@@ -180,10 +192,10 @@ class SyncAgentSession:
         """Abort anything running, wait for it to settle, stop the session's thread."""
         if self._closed:
             return
-        self._closed = True
         try:
             self._run(self._session.aclose())
         finally:
+            self._closed = True
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(timeout=10)
             if not self._thread.is_alive():
