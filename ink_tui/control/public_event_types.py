@@ -432,8 +432,8 @@ class ReplayGapEvent(TypedDict):
     last_event_id: int
     oldest_seq: int
     last_seq: int
-    # The seqs the client will not get (inclusive); None when `last_event_id` is newer
-    # than anything this session sent (what the client holds is not this history).
+    # The seqs this stream will not send (inclusive): the reloaded state holds them. None
+    # when `last_event_id` is newer than anything this session sent.
     missing_first: int | None
     missing_last: int | None
     # Where the state and messages to start again from are: GET it.

@@ -27,7 +27,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -40,6 +40,7 @@ from ink_tui.serve import (
 )
 from ink_tui.serve.auth import TokenAuth
 from ink_tui.serve.guard import MAX_BODY, SameOrigin, Shield
+from ink_tui.serve.json_response import StrictJSONResponse
 from ink_tui.serve.redact import Redactor
 from ink_tui.serve.sessions import SessionRegistry
 
@@ -51,14 +52,18 @@ STATIC = Path(__file__).with_name("static")
 async def index(request: Request) -> Response:
     page = STATIC / "index.html"
     if not page.is_file():
-        return JSONResponse({"error": "not_found", "message": "the page is not installed"}, 404)
+        return StrictJSONResponse(
+            {"error": "not_found", "message": "the page is not installed"}, 404
+        )
     return FileResponse(page, headers={"Cache-Control": "no-store"})
 
 
 async def favicon(request: Request) -> Response:
     icon = STATIC / "favicon.svg"
     if not icon.is_file():
-        return JSONResponse({"error": "not_found", "message": "the icon is not installed"}, 404)
+        return StrictJSONResponse(
+            {"error": "not_found", "message": "the icon is not installed"}, 404
+        )
     return FileResponse(icon, media_type="image/svg+xml")
 
 
@@ -66,14 +71,14 @@ async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
     codes = {404: "not_found", 405: "method_not_allowed"}
     body = {"error": codes.get(exc.status_code, "http_error"), "message": str(exc.detail)}
-    return JSONResponse(body, exc.status_code, headers=exc.headers)
+    return StrictJSONResponse(body, exc.status_code, headers=exc.headers)
 
 
 async def _internal_error(request: Request, exc: Exception) -> Response:
     log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
     redactor: Redactor = request.app.state.redactor
     body = {"error": "internal", "message": redactor.text(f"{type(exc).__name__}: {exc}")}
-    return JSONResponse(body, 500)
+    return StrictJSONResponse(body, 500)
 
 
 def build_app(

@@ -25,13 +25,13 @@ What it promises a client of `GET /api/sessions/{id}/events` (and of a prompt se
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from ink_tui.control.public_event_types import PROTOCOL_VERSION, ReplayGapEvent
+from ink_tui.core import strict_json
 
 BUFFER_CAPACITY = 5000
 LISTENER_LIMIT = 20000
@@ -124,9 +124,10 @@ class EventLog:
         self._listeners.clear()
 
     def _gap(self, after: int, oldest: int) -> ReplayGapEvent:
-        # After a reopen or a restart the buffer starts empty at the persisted seq, so
-        # `oldest` is last_seq + 1 and everything the client lacks is missing.
-        known = after < oldest
+        # The stream goes on live after this, so what the client lacks is everything up
+        # to last_seq (the buffered part too: the reloaded state holds it). A reopened
+        # or restarted session's buffer starts empty at its kept seq.
+        known = after <= self.last_seq
         return {
             "type": "replay_gap",
             "v": PROTOCOL_VERSION,
@@ -136,14 +137,15 @@ class EventLog:
             "oldest_seq": oldest,
             "last_seq": self.last_seq,
             "missing_first": after + 1 if known else None,
-            "missing_last": oldest - 1 if known else None,
+            "missing_last": self.last_seq if known else None,
             "reload": f"/api/sessions/{self.session_id}",
         }
 
 
 def encode(seq: int, kind: str, event: Mapping[str, Any]) -> bytes:
     # Compact JSON holds no newline (they are escaped inside strings): one data line.
-    data = json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
+    # Strict: a non-finite float (a model's NaN) is written as a string, never bare.
+    data = strict_json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
     return f"id: {seq}\nevent: {kind}\ndata: {data}\n\n".encode()
 
 

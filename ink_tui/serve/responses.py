@@ -13,6 +13,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from ink_tui.core.choices import Choice, one_of
+from ink_tui.serve.json_response import StrictJSONResponse
 from ink_tui.serve.redact import Redactor
 
 
@@ -22,7 +23,8 @@ def redactor_of(request: Request) -> Redactor:
 
 
 def answer(request: Request, data: Any, status: int = 200, **kwargs: Any) -> JSONResponse:
-    return JSONResponse(redactor_of(request).deep(data), status_code=status, **kwargs)
+    # Strict: a NaN a model sent goes out as "NaN", never as a token parsers refuse.
+    return StrictJSONResponse(redactor_of(request).deep(data), status_code=status, **kwargs)
 
 
 def error(request: Request, status: int, code: str, message: str, **kwargs: Any) -> JSONResponse:

@@ -34,9 +34,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import uvicorn
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from ink_tui.serve.json_response import StrictJSONResponse
 from ink_tui.serve.sessions import ServedSession, SessionRegistry
 
 log = logging.getLogger(__name__)
@@ -164,7 +164,7 @@ class RefuseWhileStopping:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and self.stopping.stopping:
             body = {"error": "stopping", "message": "the server is stopping"}
-            response = JSONResponse(body, 503, headers={"Connection": "close"})
+            response = StrictJSONResponse(body, 503, headers={"Connection": "close"})
             await response(scope, receive, send)
             return
         await self.app(scope, receive, send)

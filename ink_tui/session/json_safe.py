@@ -3,13 +3,15 @@
 Tools may put anything in `details` (paths, bytes, custom objects). The session file
 only needs what the UI can use to rebuild a tool's fold, so values JSON cannot hold are
 dropped rather than stringified: a lossy `repr` would look like real data on reload.
+Everything else the store writes is strict JSON (`to_json_bytes`): no `NaN`/`Infinity`.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
+
+from ink_tui.core import strict_json
 
 _DROP = object()
 
@@ -51,17 +53,15 @@ def _safe(value: Any, depth: int) -> Any:
 
 
 def to_json_bytes(obj: Any, *, indent: int | None = None) -> bytes:
-    """`obj` as UTF-8 JSON, non-ASCII text kept readable. NaN/infinity raise ValueError."""
+    """`obj` as UTF-8 JSON, non-ASCII text kept readable. Strict: a float that is not
+    finite (a model's `NaN` in tool arguments) is written as its name, a string, so the
+    line is valid JSON and the entry is never lost (the format: `session_writer`)."""
     separators = (",", ":") if indent is None else None
     try:
-        text = json.dumps(
-            obj, ensure_ascii=False, allow_nan=False, indent=indent, separators=separators
-        )
+        text = strict_json.dumps(obj, ensure_ascii=False, indent=indent, separators=separators)
         return text.encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate (from undecodable tool output) is not UTF-8; escaped as
         # \udXXX it still round-trips exactly.
-        text = json.dumps(
-            obj, ensure_ascii=True, allow_nan=False, indent=indent, separators=separators
-        )
+        text = strict_json.dumps(obj, ensure_ascii=True, indent=indent, separators=separators)
         return text.encode("ascii")

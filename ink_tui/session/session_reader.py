@@ -17,6 +17,9 @@ What can go wrong, and what happens (the format is in `session_writer`):
 - An entry type this version does not know: skipped, with a warning.
 - Tool calls without results (killed mid-tool): error results are added to the history
   so it is valid for the next model call, with a warning.
+- Bare `NaN`, `Infinity` or `-Infinity` (written before the writer was strict): read as
+  the strings `"NaN"`, `"Infinity"`, `"-Infinity"`, as the writer now writes them; the
+  session opens and nothing non-finite enters the history.
 
 A compacted session: the history is the last compaction's summary followed by the
 messages from its `end` on (counted in the repaired list of every message, as the live
@@ -261,7 +264,10 @@ def _decode_line(path: Path, number: int, raw: bytes, decode: Callable[[Any], T]
         reason = f"not valid UTF-8 (byte {error.start + 1})"
         raise SessionFileError(path, reason, line=number) from None
     try:
-        obj = json.loads(text)
+        # A file from before the writer was strict may hold bare NaN/Infinity (a model's
+        # tool arguments): read as the strings the writer now writes, so the session
+        # opens, and reopened it is what programs were shown.
+        obj = json.loads(text, parse_constant=str)
     except json.JSONDecodeError as error:
         reason = f"not valid JSON ({error.msg} at column {error.colno})"
         raise SessionFileError(path, reason, line=number) from None

@@ -21,6 +21,10 @@ File format (version 1). UTF-8, one JSON object per line, each line ending in "\
     {"type": "compaction", "summary": "...", "first": 0, "end": 12,
      "reason": "threshold" | "manual" | "overflow", "tokens_before", "tokens_after"}
 
+- Every line is strict JSON (RFC 8259): a float that is not finite (a model's `NaN` in
+  tool arguments) is written as the string `"NaN"`, `"Infinity"` or `"-Infinity"`, so
+  the entry is kept and any parser reads the line; the reader takes bare ones in older
+  files the same way.
 - Line 1 is always the header. The rest is in the order things happened; the `user`,
   `assistant` and `tool_result` lines, in file order, are the history exactly as the
   model had it (until a `compaction` line: from there the model had its summary in place
