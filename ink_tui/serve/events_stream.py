@@ -6,12 +6,16 @@ What it promises a client of `GET /api/sessions/{id}/events` (and of a prompt se
 - Each SSE message is `id: <seq>`, `event: <type>`, `data: <the public event as JSON>`,
   in seq order, and never one twice: a listener's backlog and its live tail are taken
   in one step of the event loop, and anything at or below the last seq sent is skipped.
+- Seqs go on from the session's kept last seq (`last_seq` at start: reopened or
+  restarted, it never repeats one), with an empty buffer.
 - Reconnecting with `Last-Event-ID: N` replays every event after N still in the buffer
   (the newest `capacity` events). When some of them are gone (N is older than the
-  buffer), or N is newer than anything here (a server restarted since), the first
-  message is a `replay_gap` event (`last_event_id`, `oldest_seq`, `last_seq`; its SSE
-  id is `last_seq`) and live events follow: the client reloads the state with
+  buffer, or from before the session was reopened here), or N is newer than anything
+  here, the first message is a `replay_gap` event (`last_event_id`, `oldest_seq`,
+  `last_seq`, the `missing_first`..`missing_last` seqs it will not send, `reload`; its
+  SSE id is `last_seq`) and live events follow: the client reloads the state with
   `GET /api/sessions/{id}`, whose `last_seq` says which later events it already holds.
+- Every data line is strict JSON (`strict_json.dumps`: a NaN is written as "NaN").
 - Deltas are merged: consecutive `message_update` events of one run and kind that are
   waiting for the same client become one (its `seq` and id are the last one's, and
   `seq_first` the first one's), and a client is written to at most every
