@@ -40,6 +40,7 @@ from ink_tui.control.run_settings import RunSettings
 from ink_tui.control.settling import Outcome, Settling, describe_error
 from ink_tui.control.shell_run import run_shell_line
 from ink_tui.core.abort import AbortController, AbortError
+from ink_tui.core.compaction import CompactionBackoff
 from ink_tui.core.events import (
     Event,
     InputRestored,
@@ -105,6 +106,8 @@ class RunController:
         self.bus = bus or EventBus()
         self.settings = settings or RunSettings()
         self.history: list[Message] = history if history is not None else []
+        # Outlives each run's loop: a refused compaction is not tried again every run.
+        self.compaction_backoff = CompactionBackoff()
         self.queue = InputQueue(self._publish_queue)
         self.state: RunState = "idle"
         self.interrupts = 0
@@ -385,6 +388,7 @@ class RunController:
             take_steering=take_steering,
             take_follow_up=take_follow_up,
             config=self.settings.loop,
+            backoff=self.compaction_backoff,
         )
 
     async def _run_compact(self, instructions: str) -> Outcome:

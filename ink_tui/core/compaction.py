@@ -12,6 +12,13 @@ when not even the last turn fits (one long run of tool calls), it keeps the most
 messages that fit, starting at an assistant message; at the very least the last message
 that is not a tool result. An earlier summary (the history's first message) is always
 summarised again, folded into the new one.
+
+A summary must shrink what it replaces (`check_shrinks`): one that is as long or longer
+is refused and the history is left as it was; a model that writes long summaries would
+otherwise grow the context with every compaction, each turn (issue 20, item 9). After a
+compaction that left the context above the threshold, refused or not, the next one by
+threshold waits until the context has grown by `GROWTH_RATIO` of the window
+(`CompactionBackoff`); an overflow or a /compact by hand is always tried.
 """
 
 from __future__ import annotations
@@ -25,7 +32,14 @@ from ink_tui.core.compaction_prompt import (
     summary_request_text,
     summary_text,
 )
-from ink_tui.core.context_window import CHARS_PER_TOKEN, message_tokens
+from ink_tui.core.context_window import (
+    CHARS_PER_TOKEN,
+    MESSAGE_OVERHEAD,
+    message_tokens,
+    messages_tokens,
+    text_tokens,
+)
+from ink_tui.core.events import Notice
 from ink_tui.core.messages import (
     Message,
     SummaryMessage,
@@ -51,6 +65,10 @@ KEEP_TOKENS_UNKNOWN = 8_000
 REQUEST_RATIO = 0.6
 # The summary's own length limit, in output tokens.
 SUMMARY_MAX_TOKENS = 4_096
+# How much of the window the context must grow by after a compaction that left it above
+# the threshold before the threshold compacts again: a tenth is a few turns of work, so a
+# model whose summaries do not help costs one attempt per few turns, not one per turn.
+GROWTH_RATIO = 0.1
 
 
 class CompactionFailed(ProviderError):
@@ -58,6 +76,80 @@ class CompactionFailed(ProviderError):
 
     def __init__(self, cause: str) -> None:
         super().__init__(f"compaction failed: {cause}")
+
+
+class CompactionRefused(CompactionFailed):
+    """The model's summary is not shorter than what it was to replace."""
+
+    def __init__(self, summary_tokens: int, replaced_tokens: int) -> None:
+        self.summary_tokens = summary_tokens
+        self.replaced_tokens = replaced_tokens
+        super().__init__(
+            f"the model's summary (~{summary_tokens:,} tokens) is not shorter than the part "
+            f"of the conversation it was to replace (~{replaced_tokens:,} tokens), so it was "
+            "not used; the conversation is left as it was"
+        )
+
+
+@dataclass(slots=True)
+class CompactionBackoff:
+    """When the threshold may compact again, across the runs of one conversation."""
+
+    # The context size the next compaction by threshold waits for; None: no wait.
+    retry_at: int | None = None
+
+    def allows(self, tokens: int, threshold: float) -> bool:
+        if self.retry_at is None:
+            return True
+        if tokens < threshold:
+            # Back under the threshold (a new conversation, a /compact): a fresh start.
+            self.retry_at = None
+            return True
+        return tokens >= self.retry_at
+
+    def note(self, tokens: int, threshold: float, window: int | None) -> int | None:
+        """After a compaction (done or refused) that left `tokens`: when to try again."""
+        if window is None or tokens < threshold:
+            self.retry_at = None
+        else:
+            self.retry_at = tokens + max(1, int(window * GROWTH_RATIO))
+        return self.retry_at
+
+
+def check_shrinks(history: Sequence[Message], plan: CutPlan, summary: str) -> None:
+    """Raise `CompactionRefused` when `summary` would not be shorter than what it replaces
+    (`history[:plan.cut]`, an earlier summary included), counted the same way.
+
+    The header put above the summary is left out: it is the same few dozen tokens every
+    time (the one it replaces goes), and a conversation of a few short lines would
+    otherwise never compact."""
+    replaced = messages_tokens(history[: plan.cut])
+    written = text_tokens(summary) + MESSAGE_OVERHEAD
+    if written >= replaced:
+        raise CompactionRefused(written, replaced)
+
+
+def refused_notice(refused: CompactionRefused, retry_at: int | None) -> Notice:
+    """What the user is told when a compaction by threshold was refused."""
+    later = (
+        f" It is tried again once the context reaches ~{retry_at:,} tokens."
+        if retry_at is not None
+        else ""
+    )
+    return Notice(
+        text=(
+            f"Compaction refused: the model's summary (~{refused.summary_tokens:,} tokens) "
+            f"was not shorter than what it was to replace (~{refused.replaced_tokens:,} "
+            f"tokens). The conversation is unchanged.{later}"
+        ),
+        level="warning",
+        kind="compaction_refused",
+        data={
+            "summary_tokens": refused.summary_tokens,
+            "replaced_tokens": refused.replaced_tokens,
+            "retry_at": retry_at,
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)

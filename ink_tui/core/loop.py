@@ -33,7 +33,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from ink_tui.core.abort import AbortError, AbortSignal
-from ink_tui.core.compaction import CompactionFailed, keep_budget, plan_cut, summarise
+from ink_tui.core.compaction import (
+    CompactionBackoff,
+    CompactionFailed,
+    CompactionRefused,
+    check_shrinks,
+    keep_budget,
+    plan_cut,
+    refused_notice,
+    summarise,
+)
 from ink_tui.core.compaction_prompt import summary_message
 from ink_tui.core.context_window import context_tokens, fixed_tokens, messages_tokens, window_of
 from ink_tui.core.events import (
@@ -107,6 +116,9 @@ class AgentLoop:
     config: LoopConfig = field(default_factory=LoopConfig)
     # The run's usage, which the summary requests add to as well.
     usage: Usage = field(default_factory=Usage, init=False)
+    # When the threshold may compact again; the controller hands in one per conversation
+    # so that the wait holds across runs.
+    backoff: CompactionBackoff = field(default_factory=CompactionBackoff)
     # Set by a compaction, cleared by the next reply: one compaction per model call.
     _just_compacted: bool = field(default=False, init=False)
 
@@ -203,7 +215,8 @@ class AgentLoop:
         if window is None or self._just_compacted:
             return False
         tokens = context_tokens(self.history, self._fixed_tokens())
-        return tokens >= self.config.compact_at * window
+        threshold = self.config.compact_at * window
+        return self.backoff.allows(tokens, threshold) and tokens >= threshold
 
     def _emit_context(self, reply: AssistantMessage) -> None:
         reported = reply.usage.input_tokens + reply.usage.output_tokens
@@ -215,7 +228,9 @@ class AgentLoop:
         messages. False (nothing emitted) when there is nothing older to summarise.
 
         Raises `AbortError` on abort and `CompactionFailed` when the summary cannot be
-        made; either way the history is left exactly as it was.
+        made or is refused as not shorter (`CompactionRefused`); either way the history
+        is left exactly as it was. A refusal by threshold only warns (False): the run
+        goes on with the history as it was, and the threshold waits (`CompactionBackoff`).
         """
         window = window_of(self.provider)
         plan = plan_cut(self.history, keep_budget(window))
@@ -241,11 +256,22 @@ class AgentLoop:
             self.emit(CompactionEnd(reason=reason, tokens_before=before, error=str(error)))
             raise
         self.usage.add(usage)
+        threshold = self.config.compact_at * window if window else float("inf")
+        try:
+            check_shrinks(self.history, plan, summary)
+        except CompactionRefused as refused:
+            self.emit(CompactionEnd(reason=reason, tokens_before=before, error=str(refused)))
+            retry_at = self.backoff.note(before, threshold, window)
+            if reason != "threshold":
+                raise
+            self.emit(refused_notice(refused, retry_at))
+            return False
         first = plan.previous.covers if plan.previous is not None else 0
         end = first + plan.cut - plan.start
         kept = self.history[plan.cut :]
         self.history[:] = [summary_message(summary, end, len(kept)), *kept]
         after = fixed + messages_tokens(self.history)
+        self.backoff.note(after, threshold, window)
         self._just_compacted = True
         self.emit(
             CompactionEnd(
