@@ -6,12 +6,12 @@ quote what a provider sent back, which may quote the API key.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 
+from ink_tui.core import strict_json
 from ink_tui.core.choices import Choice, one_of
 from ink_tui.serve.json_response import StrictJSONResponse
 from ink_tui.serve.redact import Redactor
@@ -40,7 +40,9 @@ async def json_body(request: Request) -> dict[str, Any]:
     if not raw.strip():
         return {}
     try:
-        body = json.loads(raw)
+        # Strict (docs/rpc.md, "Strict JSON"): NaN/Infinity and absurd nesting are a 400
+        # that says so, never a RecursionError's 500.
+        body = strict_json.loads(raw)
     except ValueError as err:
         raise BadRequest(f"the body is not JSON: {err}") from err
     if not isinstance(body, dict):
