@@ -38,7 +38,8 @@ def pins(path: Path) -> dict[str, str]:
 
 
 def floor(requirement: Requirement) -> str | None:
-    lows = [s.version for s in requirement.specifier if s.operator == ">="]
+    # An exact pin (`==`) is its own floor.
+    lows = [s.version for s in requirement.specifier if s.operator in (">=", "==")]
     return lows[0] if len(lows) == 1 else None
 
 
