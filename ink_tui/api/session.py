@@ -116,6 +116,10 @@ class AgentSession:
             seqs=writer.event_seqs if writer is not None else None,
         )
         self._subscribers: list[Callable[[PublicEvent], object]] = []
+        # Events of the opening (an extension that failed to load), kept for the first
+        # subscriber: RPC and `ink serve` subscribe once `open` has returned.
+        self._held: list[PublicEvent] = []
+        self._holding = True
         # Resolved by `agent_settled`; made when a run starts, however it was started.
         self._settled: asyncio.Future[PromptResult] | None = None
         self._closers: list[Callable[[], object]] = []
@@ -207,6 +211,7 @@ class AgentSession:
             from dataclasses import replace
 
             session.attach_extensions(replace(extensions, config_dir=parts.config_dir))
+        session._holding = False
         return session
 
     def attach_extensions(self, options: ExtensionOptions) -> None:
@@ -215,6 +220,8 @@ class AgentSession:
 
         started = start_extensions(self.controller, options, session_id=self.session_id)
         self.extensions = started.host
+        if started.host is not None:
+            self.warnings.extend(started.host.load_warnings())
         skipped = skipped_message(started)
         if skipped:
             self.warnings.append(skipped)
@@ -416,8 +423,12 @@ class AgentSession:
     # -- events --------------------------------------------------------------------------
 
     def subscribe(self, callback: Callable[[PublicEvent], object]) -> Callable[[], None]:
-        """Call `callback` with every later public event; returns an unsubscribe."""
+        """Call `callback` with every later public event; returns an unsubscribe. The
+        first subscriber also gets the events of the opening first (`extension_error`)."""
         self._subscribers.append(callback)
+        held, self._held = self._held, []
+        for public in held:
+            self._hand(callback, public)
 
         def unsubscribe() -> None:
             with contextlib.suppress(ValueError):
@@ -441,20 +452,25 @@ class AgentSession:
 
     def _on_event(self, event: Any) -> None:
         for public in self._projection.project(event):
-            kind = public["type"]
             if public["type"] == "state_change":
                 if public["state"] == "running" and self._settled is None:
                     self._settled = asyncio.get_running_loop().create_future()
             elif public["type"] == "agent_settled":
                 self._resolve(public)
+            if self._holding and not self._subscribers:
+                self._held.append(public)
             for callback in tuple(self._subscribers):
-                try:
-                    result = callback(public)
-                    if asyncio.iscoroutine(result):
-                        self._track(asyncio.ensure_future(result), kind)
-                except Exception:
-                    # A caller's bug must not break the run or other subscribers.
-                    log.exception("event subscriber failed on %s", kind)
+                self._hand(callback, public)
+
+    def _hand(self, callback: Callable[[PublicEvent], object], public: PublicEvent) -> None:
+        kind = public["type"]
+        try:
+            result = callback(public)
+            if asyncio.iscoroutine(result):
+                self._track(asyncio.ensure_future(result), kind)
+        except Exception:
+            # A caller's bug must not break the run or other subscribers.
+            log.exception("event subscriber failed on %s", kind)
 
     def _track(self, task: asyncio.Future[Any], kind: str) -> None:
         # The loop holds tasks weakly: keep each until it is done, and report its failure.

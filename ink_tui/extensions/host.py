@@ -7,13 +7,18 @@
   handlers in load order; the first `block(reason)` stops the call.
 - Failures: an extension that cannot load, or a handler or command that raises, becomes
   a notice of kind "extension_error" (the public `extension_error` event and a line for
-  the user); ink goes on. A `tool_call` handler that raises blocks that call: a broken
-  guard must not wave everything through.
+  the user); ink goes on. That holds for `SystemExit` and `KeyboardInterrupt` too (an
+  extension's `sys.exit()` or argparse error must not end ink): every boundary catches
+  BaseException, all but a real cancellation. A `tool_call` handler that raises blocks
+  that call: a broken guard must not wave everything through.
+- Budgets (`budget.py`): what an extension sets off on its own is bounded; one over
+  budget is stopped until the next user input, with an `extension_error` saying why.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import hashlib
 import importlib.util
 import inspect
@@ -28,9 +33,11 @@ from typing import TYPE_CHECKING, Any
 
 from ink_tui.control.public_events import PublicEvent, PublicProjection
 from ink_tui.core.abort import AbortSignal
-from ink_tui.core.events import Event, Notice, NoticeLevel
+from ink_tui.core.events import Event, Notice, NoticeLevel, RunEnd, UserMessageEvent
 from ink_tui.core.messages import ToolCall
 from ink_tui.extensions.api import TOOL_CALL, Block, DeliverAs, Handler, Ink, ToolCallInfo
+from ink_tui.extensions.budget import Budget, ExtensionStopped
+from ink_tui.extensions.containment import HandlerEscaped, checked, contained, describe
 from ink_tui.session.config_files import display_path
 
 if TYPE_CHECKING:
@@ -39,6 +46,17 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ERROR_KIND = "extension_error"
+
+# What the extension's code is running for ("agent_settled", "/name", "setup"): the
+# `event` of an extension_error raised by a call it makes. Tasks copy it when made.
+_calling: contextvars.ContextVar[str] = contextvars.ContextVar("ink_extension_calling")
+
+
+@dataclass(frozen=True, slots=True)
+class LoadFailure:
+    extension: str
+    path: Path
+    error: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +80,9 @@ class ExtensionHost:
         self.workspace = controller.workspace
         # Loaded extensions, by name, in load order.
         self.loaded: dict[str, Path] = {}
+        # Files that did not load, in order (RPC get_state, the API's warnings).
+        self.failed: list[LoadFailure] = []
+        self.budget = Budget()
         self.commands: dict[str, ExtensionCommand] = {}
         # Names a front end keeps for itself (its built-in commands).
         self.reserved_commands = set(reserved_commands)
@@ -88,6 +109,7 @@ class ExtensionHost:
         if name in self.loaded:
             self._failed(name, "setup", f"another extension is already called {name!r}", path)
             return None
+        token = _calling.set("setup")
         try:
             module = import_file(path)
             setup = getattr(module, "setup", None)
@@ -95,13 +117,38 @@ class ExtensionHost:
                 raise AttributeError("it has no setup(ink) function")
             result = setup(Ink(self, name, path))
             if inspect.isawaitable(result):
-                self._track(asyncio.ensure_future(result), name, "setup")
-        except (Exception, SystemExit) as error:
-            self._forget(name)
-            self._failed(name, "setup", describe(error), path)
+                self._track(asyncio.ensure_future(contained(result)), name, "setup")
+        except BaseException as error:  # KeyboardInterrupt at import must not stop ink
+            self._setup_failed(name, path, error)
             return None
+        finally:
+            _calling.reset(token)
         self.loaded[name] = path
         return name
+
+    def _setup_failed(self, name: str, path: Path, error: BaseException) -> None:
+        self._forget(name)
+        self.loaded.pop(name, None)
+        self.failed.append(LoadFailure(name, path, describe(error)))
+        self._failed(name, "setup", describe(error), path)
+
+    def report(self) -> dict[str, Any]:
+        """Which extensions loaded, which did not and why, which are stopped (RPC
+        get_state's `extensions`)."""
+        return {
+            "loaded": list(self.loaded),
+            "failed": [
+                {"extension": f.extension, "file": display_path(f.path), "error": f.error}
+                for f in self.failed
+            ],
+            "stopped": [
+                {"extension": name, "reason": reason}
+                for name, reason in self.budget.stopped.items()
+            ],
+        }
+
+    def load_warnings(self) -> list[str]:
+        return [f"extension {display_path(f.path)} was not loaded: {f.error}" for f in self.failed]
 
     def _forget(self, name: str) -> None:
         """Undo what a failed setup registered halfway."""
@@ -142,6 +189,10 @@ class ExtensionHost:
         deliver_as: DeliverAs,
         trigger_turn: bool,
     ) -> int | None:
+        running = self.controller.state == "running"
+        # Whether it makes the model work: start a run, or extend the running one.
+        trigger = deliver_as != "next_turn" and (running or trigger_turn)
+        self._spend(extension, trigger=trigger)
         entry = self.controller.send_message(
             content,
             source=extension,
@@ -152,7 +203,30 @@ class ExtensionHost:
         return entry.id if entry is not None else None
 
     def notify(self, extension: str, text: str, level: NoticeLevel) -> None:
-        self._notice(f"[{extension}] {text}", level, kind="extension")
+        self._spend(extension, trigger=False)
+        self._notice(
+            f"[{extension}] {text}", level, kind="extension", data={"extension": extension}
+        )
+
+    def _spend(self, extension: str, *, trigger: bool) -> None:
+        """Count a call against the extension's budget; raise into it when it is over."""
+        was_stopped = extension in self.budget.stopped
+        reason = self.budget.spend(extension, trigger=trigger)
+        if reason is None:
+            return
+        if not was_stopped:
+            self._stopped(extension, reason)
+        raise ExtensionStopped(f"extension {extension!r} is stopped: {reason}")
+
+    def _stopped(self, extension: str, reason: str) -> None:
+        error = f"stopped: {reason}; its notices and messages are refused until the next user input"
+        self._notice(
+            f"Extension {extension!r} was stopped: {reason}. Its notices and messages are "
+            "refused until the next user input.",
+            "error",
+            kind=ERROR_KIND,
+            data={"extension": extension, "event": _calling.get("budget"), "error": error},
+        )
 
     # -- commands --------------------------------------------------------------------
 
@@ -161,6 +235,8 @@ class ExtensionHost:
         command = self.commands.get(name.removeprefix("/").lower())
         if command is None:
             return False
+        # The user ran it: user input, as a prompt is (it may start a turn again).
+        self.budget.user_input()
         self._call(command.extension, f"/{command.name}", command.handler, argument, False)
         return True
 
@@ -168,6 +244,11 @@ class ExtensionHost:
 
     def _on_event(self, event: Event) -> None:
         self._run_id = event.run_id
+        if isinstance(event, UserMessageEvent) and event.source is None:
+            self.budget.user_input()
+        elif isinstance(event, RunEnd) and event.stop_reason == "aborted":
+            # Before any handler of this run's end runs: none of them starts the next.
+            self.budget.aborted()
         if not any(handlers for kind, handlers in self._handlers.items() if kind != TOOL_CALL):
             return
         publics = self._projection.project(event)
@@ -188,12 +269,17 @@ class ExtensionHost:
         loop.call_soon(self._call, extension, what, handler, arg, quiet)
 
     def _call(self, extension: str, what: str, handler: Handler, arg: Any, quiet: bool) -> None:
+        if extension in self.budget.stopped and not what.startswith("/"):
+            return  # stopped until the next user input: its handlers rest too
+        token = _calling.set(what)
         try:
             result = handler(arg)
             if inspect.isawaitable(result):
-                self._track(asyncio.ensure_future(result), extension, what, quiet)
-        except Exception as error:
+                self._track(asyncio.ensure_future(contained(result)), extension, what, quiet)
+        except BaseException as error:  # sys.exit() in a handler must not end ink
             self._handler_failed(extension, what, error, quiet)
+        finally:
+            _calling.reset(token)
 
     def _track(
         self, task: asyncio.Future[Any], extension: str, what: str, quiet: bool = False
@@ -205,14 +291,30 @@ class ExtensionHost:
             if finished.cancelled():
                 return
             error = finished.exception()
-            if isinstance(error, Exception):
+            if error is None:
+                return
+            if what == "setup" and extension in self.loaded:
+                self._setup_failed(extension, self.loaded[extension], error)
+            else:
                 self._handler_failed(extension, what, error, quiet)
 
         task.add_done_callback(done)
 
-    def _handler_failed(self, extension: str, what: str, error: Exception, quiet: bool) -> None:
+    def _handler_failed(self, extension: str, what: str, error: BaseException, quiet: bool) -> None:
+        if isinstance(error, HandlerEscaped):
+            error = error.error
+        if isinstance(error, ExtensionStopped):
+            return  # its refusal, reported once when it was stopped
         if quiet:
             log.error("extension %s failed in %s", extension, what, exc_info=error)
+            return
+        # Failures count too: a handler that raises on every delta is stopped, not a flood.
+        was_stopped = extension in self.budget.stopped
+        reason = self.budget.spend(extension, trigger=False)
+        if reason is not None:
+            if not was_stopped:
+                self._stopped(extension, reason)
+            log.warning("extension %s failed in %s: %s", extension, what, describe(error))
             return
         self._failed(extension, what, describe(error))
 
@@ -224,16 +326,19 @@ class ExtensionHost:
             return None
         info = ToolCallInfo(call.name, dict(call.arguments), call.id)
         for extension, handler in tuple(handlers):
+            token = _calling.set(TOOL_CALL)
             try:
-                verdict = handler(info)
-                if inspect.isawaitable(verdict):
-                    verdict = await verdict
-            except Exception as error:
-                self._failed(extension, TOOL_CALL, describe(error))
+                verdict = await checked(handler, info)
+            except (asyncio.CancelledError, GeneratorExit):
+                raise  # a real cancellation (an abort): the scheduler does not run the call
+            except BaseException as error:  # SystemExit too: fail closed, never through
+                self._handler_failed(extension, TOOL_CALL, error, False)
                 return (
                     f"Blocked by extension {extension!r}: its check of this call failed "
                     f"({describe(error)}), so the call was not run."
                 )
+            finally:
+                _calling.reset(token)
             if isinstance(verdict, Block):
                 return f"Blocked by extension {extension!r}: {verdict.reason}"
             if verdict is not None:
@@ -265,10 +370,6 @@ class ExtensionHost:
         notice = Notice(text=text, level=level, kind=kind, data=data or {})
         notice.run_id = self._run_id
         self.controller.bus.publish(notice)
-
-
-def describe(error: BaseException) -> str:
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
 
 
 _UNSAFE = re.compile(r"\W")

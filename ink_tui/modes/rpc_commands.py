@@ -177,7 +177,10 @@ async def set_approval(host: SessionHost, command: dict[str, Any]) -> Any:
 
 
 async def get_state(host: SessionHost, command: dict[str, Any]) -> Any:
-    return host.session.snapshot()
+    # Which extensions loaded, which failed and why, which a budget stopped.
+    host_ = host.session.extensions
+    none: dict[str, Any] = {"loaded": [], "failed": [], "stopped": []}
+    return {**host.session.snapshot(), "extensions": host_.report() if host_ else none}
 
 
 async def get_queue(host: SessionHost, command: dict[str, Any]) -> Any:
