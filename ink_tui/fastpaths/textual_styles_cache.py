@@ -135,8 +135,10 @@ class KeptRowsStylesCache(StylesCache):
                 )
             # Outlines are drawn over the first and last rows.
             edge = y == 0 or y == size.height - 1
-            kept = self._framed.get(id(content))
+            kept = self._framed.pop(id(content), None)
             if kept is not None and kept[0] is content and kept[2] == edge and kept[1] == key:
+                # Back in at the end: least recently drawn goes first (see PlacedRows).
+                self._framed[id(content)] = kept
                 return kept[3]
             line_of = _constant(content)
         else:
@@ -159,8 +161,7 @@ class KeptRowsStylesCache(StylesCache):
         )
         if content is not None:
             framed = self._framed
-            if id(content) not in framed and len(framed) >= self._limit:
-                # The oldest framed goes first (dicts keep their insertion order).
+            if len(framed) >= self._limit:
                 del framed[next(iter(framed))]
             framed[id(content)] = (content, key, edge, strip)
         return strip

@@ -91,7 +91,8 @@ def kept_rows_cache(widget: Widget, limit: int) -> KeptRowsStylesCache | StockFr
 
 
 class PlacedRows:
-    """The rows drawn lately, by line number: a page scrolled back to costs no new strip.
+    """The rows drawn lately (least recently drawn dropped first), by line number: a page
+    scrolled back to costs no new strip.
 
     A row stays valid while its line is the very strip the block drew (a redrawn block
     draws new ones) on the same background style.
@@ -111,14 +112,17 @@ class PlacedRows:
             del self._rows[next(iter(self._rows))]
 
     def row(self, line: Strip, line_no: int, base: Style) -> Strip:
-        kept = self._rows.get(line_no)
+        rows = self._rows
+        kept = rows.pop(line_no, None)
         if kept is not None and kept[0] is line and kept[1] is base:
+            # Back in at the end: the row drawn longest ago goes first, so a page looked
+            # at lately outlives the pages scrolled through since.
+            rows[line_no] = kept
             return kept[2]
         strip = placed(line, line_no, base)
-        if kept is None and len(self._rows) >= self._limit:
-            # The oldest drawn goes first (dicts keep their insertion order).
-            del self._rows[next(iter(self._rows))]
-        self._rows[line_no] = (line, base, strip)
+        if len(rows) >= self._limit:
+            del rows[next(iter(rows))]
+        rows[line_no] = (line, base, strip)
         return strip
 
     def clear(self) -> None:
