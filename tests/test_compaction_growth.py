@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from ink_tui.core.compaction import CompactionBackoff
 from ink_tui.core.compaction_prompt import SUMMARY_SYSTEM_PROMPT
 from ink_tui.core.messages import SummaryMessage, UserMessage
 from ink_tui.providers.openai_compat import OpenAICompatProvider
@@ -152,3 +153,19 @@ async def test_a_refused_summary_on_overflow_or_by_hand_fails_with_the_reason(
     errors = [n.text for n in recorder.of("notice") if n.level == "error"]
     assert sum("is not shorter than the part" in e for e in errors) == 2, errors
     await controller.aclose()
+
+
+def test_the_wait_itself() -> None:
+    backoff = CompactionBackoff()
+    assert backoff.allows(900, 800)
+    # Left above the threshold (refused, or done and still too long): wait for +10 %.
+    assert backoff.note(900, 800, 1000) == 1000
+    assert not backoff.allows(999, 800)
+    assert backoff.allows(1000, 800)
+    # Left below it: no wait.
+    assert backoff.note(500, 800, 1000) is None
+    assert backoff.allows(850, 800)
+    # Back under the threshold (a /compact, a new conversation) ends a wait.
+    backoff.note(900, 800, 1000)
+    assert backoff.allows(100, 800)
+    assert backoff.retry_at is None
