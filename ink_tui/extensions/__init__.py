@@ -5,5 +5,6 @@ A front-end-level layer over `control/`, beside `api/` and `modes/`: `core/` and
 """
 
 from ink_tui.extensions.api import Block, Ink, ToolCallInfo, block
+from ink_tui.extensions.budget import ExtensionStopped
 
-__all__ = ["Block", "Ink", "ToolCallInfo", "block"]
+__all__ = ["Block", "ExtensionStopped", "Ink", "ToolCallInfo", "block"]
