@@ -14,6 +14,10 @@ from ink_tui.ui import clock
 from tests.screen_states import SCENES, Scene, build, scene_server
 from tests.scripted_server import ScriptedServer
 
+# Every scene's server listens on one fixed port (its address shows in the pictures), so
+# under `pytest -n` the scenes run one after another in one worker.
+pytestmark = pytest.mark.xdist_group("fixed-port-pictures")
+
 
 @pytest.fixture
 def frozen_clock() -> Iterator[None]:
