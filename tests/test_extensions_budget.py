@@ -1,6 +1,6 @@
 """The extension budget's rules with a clock the test moves (the per-second budget counts
-calls within a window, never waits for one), and what the Python API tells a program
-about an extension that did not load."""
+calls within a window, never waits for one), and what the Python API and `ink serve`
+tell a program about an extension that did not load."""
 
 from __future__ import annotations
 
@@ -96,3 +96,20 @@ async def test_the_api_warns_of_a_load_failure_and_its_first_subscriber_sees_the
         assert first[2:] == second and second[0]["seq"] == 3
     finally:
         await session.aclose()
+
+
+async def test_an_ink_serve_client_sees_a_load_failure_from_the_start_of_the_stream(
+    server: ScriptedServer, workspace: Path, extensions_dir: Path
+) -> None:
+    from tests.serve_helpers import read_sse, serve
+
+    write_extension(extensions_dir, "broken", "import no_such_module_here\n")
+    async with serve(server, workspace) as srv:
+        sid = await srv.new_session()
+        async with srv.client.stream(
+            "GET", f"/api/sessions/{sid}/events", headers={"Last-Event-ID": "0"}
+        ) as stream:
+            events = await read_sse(stream, lambda seen: len(seen) >= 2)
+    assert [(e.event, e.id) for e in events[:2]] == [("extension_error", 1), ("notice", 2)]
+    assert events[0].data["extension"] == "broken"
+    assert events[0].data["error"].startswith("ModuleNotFoundError")
