@@ -85,8 +85,8 @@ async def test_the_api_warns_of_a_load_failure_and_its_first_subscriber_sees_the
         assert [w for w in session.warnings if "broken.py" in w] == [
             f"extension {extensions_dir / 'broken.py'} was not loaded: KeyboardInterrupt"
         ]
-        first: list[dict[str, Any]] = []
-        second: list[dict[str, Any]] = []
+        first: list[Any] = []
+        second: list[Any] = []
         session.subscribe(first.append)
         session.subscribe(second.append)
         assert [(e["type"], e["seq"]) for e in first] == [("extension_error", 1), ("notice", 2)]
