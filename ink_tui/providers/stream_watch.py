@@ -9,6 +9,11 @@ user sees that the server, not ink, is what is slow.
 
 It holds no I/O: the provider asks `patience()` how long to wait for bytes, calls
 `arrived()` when some came and `quiet()` when none did in time.
+
+The silence limits measure the server only: ink's own time between two waits, and a
+wait that ended far past its time (ink's loop held up by a handler, a starved machine:
+the bytes may have sat in the socket meanwhile), are not counted. The attempt's limit
+counts every second, so a loop that is always late still ends a dead request.
 """
 
 from __future__ import annotations
@@ -20,6 +25,10 @@ from ink_tui.core.provider_api import ProviderError, StreamTimeouts, Waiting
 
 # Timers may fire a hair before their deadline; a silence this close to a limit has reached it.
 _SLACK = 1e-3
+# Ink's own time between two waits, or past the end of one, beyond this was its loop held
+# up (a handler that blocked it, a starved machine), not the server: bytes may have
+# waited in the socket all along. It is not counted as the server's silence.
+_LATE_S = 0.5
 
 
 class StreamWatch:
@@ -36,6 +45,9 @@ class StreamWatch:
         self._streaming = False  # a byte of the body has arrived
         self._waiting_shown = False  # a `Waiting` is out; the next bytes end it
         self._next_notice = limits.notice_after_s
+        # The wait `patience()` gave: when it began and when it was to end.
+        self._wait: tuple[float, float] | None = None
+        self._ours_from: float | None = self._started  # not waiting since (ink's time)
 
     @property
     def streaming(self) -> bool:
@@ -45,15 +57,21 @@ class StreamWatch:
         """Seconds to wait for bytes before calling `quiet()`."""
         # `_quiet_limit(now) - quiet` written out: asked once per network read.
         now = self._clock()
+        ours, self._ours_from = self._ours_from, None
+        if ours is not None and now - ours > _LATE_S:
+            self._last += now - ours
         quiet = now - self._last
         limits = self._limits
         phase = limits.idle_s if self._streaming else limits.first_byte_s
         left = limits.attempt_s - (now - self._started)
-        return max(0.0, min(phase - quiet, left, self._next_notice - quiet))
+        wait = max(0.0, min(phase - quiet, left, self._next_notice - quiet))
+        self._wait = (now, now + wait)
+        return wait
 
     def arrived(self) -> Waiting | None:
         """Bytes of the body arrived; returns the event that ends a wait on screen, if any."""
-        self._last = self._clock()
+        self._last = self._ours_from = self._clock()
+        self._wait = None
         self._streaming = True
         self._next_notice = self._limits.notice_after_s
         if self._waiting_shown:
@@ -64,6 +82,8 @@ class StreamWatch:
     def quiet(self) -> Waiting:
         """`patience()` ran out: the next `Waiting`, or `ProviderError` once a limit is hit."""
         now = self._clock()
+        forgiven = self._forgive_lateness(now)
+        self._ours_from = now
         quiet = self._quiet(now)
         limits = self._limits
         if now - self._started >= limits.attempt_s - _SLACK:
@@ -73,9 +93,24 @@ class StreamWatch:
             )
         if quiet >= self._phase_limit() - _SLACK:
             raise ProviderError(self._silence_message())
+        if forgiven and not self._waiting_shown and quiet < self._next_notice:
+            # Nothing to report of the server: a wait on screen only ends (none is out).
+            return Waiting(0.0, 0.0, over=True)
         self._waiting_shown = True
         self._next_notice = quiet + limits.notice_every_s
         return Waiting(quiet, self._quiet_limit(now))
+
+    def _forgive_lateness(self, now: float) -> bool:
+        """The silence limits measure the server only (the attempt's own limit counts
+        every second). A wait that ended far past its time saw nothing of the server:
+        ink's loop was held up somewhere in it, and the bytes may have been in the
+        socket since. None of it is counted; the next wait looks again. Time between
+        waits is ink's too (`patience()` leaves it out)."""
+        wait, self._wait = self._wait, None
+        if wait is None or now - wait[1] <= _LATE_S:
+            return False
+        self._last += now - wait[0]
+        return True
 
     def _quiet(self, now: float) -> float:
         return now - self._last
