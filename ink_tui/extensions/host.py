@@ -329,8 +329,13 @@ class ExtensionHost:
             token = _calling.set(TOOL_CALL)
             try:
                 verdict = await checked(handler, info)
-            except (asyncio.CancelledError, GeneratorExit):
+            except asyncio.CancelledError:
                 raise  # a real cancellation (an abort): the scheduler does not run the call
+            except GeneratorExit as error:
+                # Its own, or this check being closed (then it must not go on): either
+                # way the scheduler refuses the call.
+                self._handler_failed(extension, TOOL_CALL, error, False)
+                raise
             except BaseException as error:  # SystemExit too: fail closed, never through
                 self._handler_failed(extension, TOOL_CALL, error, False)
                 return (
