@@ -48,8 +48,9 @@ def extensions(env: dict[str, str]) -> Path:
 async def spawn(server: ScriptedServer, workspace: Path, env: dict[str, str]) -> AsyncIterator[Any]:
     clients: list[RpcClient] = []
 
-    async def start() -> RpcClient:
+    async def start(*flags: str) -> RpcClient:
         args = ["--base-url", server.base_url, "--model", "scripted-model", "--api-key", "k"]
+        args += flags
         client = await RpcClient.spawn(args, cwd=workspace, env=env)
         clients.append(client)
         return client
@@ -225,6 +226,21 @@ async def test_a_load_failure_is_an_event_at_start_and_in_get_state(
         ],
         "stopped": [],
     }
+    assert await ink.close() == 0
+
+
+async def test_a_second_extension_of_the_same_name_is_a_failure_in_get_state(
+    spawn: Any, workspace: Path, extensions: Path
+) -> None:
+    write_extension(extensions, "guard", "def setup(ink):\n    pass\n")
+    write_extension(workspace / ".ink" / "extensions", "guard", "def setup(ink):\n    pass\n")
+    ink = await spawn("--trust-extensions")
+    error = await ink.wait_for(lambda e: e["type"] == "extension_error")
+    assert error["error"] == "another extension is already called 'guard'"
+    state = await ink.command("get_state")
+    assert state["extensions"]["loaded"] == ["guard"]
+    [failed] = state["extensions"]["failed"]
+    assert failed["file"] == str(workspace / ".ink" / "extensions" / "guard.py")
     assert await ink.close() == 0
 
 

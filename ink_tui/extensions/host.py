@@ -107,7 +107,9 @@ class ExtensionHost:
         """Import `path` and call its `setup(ink)`; None (and a notice) if that fails."""
         name = path.stem
         if name in self.loaded:
-            self._failed(name, "setup", f"another extension is already called {name!r}", path)
+            taken = f"another extension is already called {name!r}"
+            self.failed.append(LoadFailure(name, path, taken))
+            self._failed(name, "setup", taken, path)
             return None
         token = _calling.set("setup")
         try:
