@@ -18,7 +18,8 @@ What it promises a caller (the run-control contract, seen from outside):
   the one "done", exactly once per prompt.
 - Extensions (`extensions=True`, the default): the user's load; the project's only when
   its folder is trusted or `trust_extensions=True` (a program is never asked; what was
-  skipped is in `warnings`). Their commands: `commands`, `run_command`.
+  skipped is in `warnings`, as is each file that did not load, whose `extension_error`
+  the first subscriber receives first). Their commands: `commands`, `run_command`.
 
 - Processes: each session owns its commands and what they leave running (its
   `jobs_update` events list only its own); `aclose()` stops all of it. Nothing
