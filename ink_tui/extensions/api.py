@@ -99,7 +99,7 @@ class Ink:
     def on(self, event_name: str, handler: Handler) -> None:
         """Call `handler(event)` for every public event of that name (a dict, see
         docs/events.md), or `handler(call)` before each tool call for "tool_call".
-        Sync or async; an exception becomes an `extension_error` event."""
+        Sync or async; an exception (SystemExit too) becomes an `extension_error` event."""
         if event_name not in EVENT_NAMES:
             known = ", ".join(EVENT_NAMES)
             raise ValueError(f"unknown event {event_name!r}; known: {known}")
@@ -119,7 +119,8 @@ class Ink:
         "constraint", "task", ...). Running: "steer" / "follow_up" queue it (the queue
         entry's id is returned), "next_turn" joins the next prompt. Idle: with
         `trigger_turn` it starts a run, else it is only recorded in the history
-        ("next_turn" still waits for the next prompt)."""
+        ("next_turn" still waits for the next prompt). Raises `ExtensionStopped` when
+        the extension is over its budget (`budget.py`) until the next user input."""
         if not isinstance(content, str) or not content.strip():
             raise ValueError("send_message needs some content")
         if not isinstance(custom_type, str) or not custom_type.strip():
@@ -143,5 +144,6 @@ class Ink:
         self._host.add_command(self.name, bare, handler, description.strip())
 
     def notify(self, text: str, level: Literal["info", "warning", "error"] = "info") -> None:
-        """Show a line to the user (the transcript, stderr in print mode, a notice event)."""
+        """Show a line to the user (the transcript, stderr in print mode, a notice event).
+        Raises `ExtensionStopped` when the extension is over its budget (`budget.py`)."""
         self._host.notify(self.name, text, level)
