@@ -21,6 +21,7 @@ What it promises (docs/rpc.md, "Output"):
 from __future__ import annotations
 
 import json
+import logging
 import os
 import select
 import threading
@@ -31,6 +32,8 @@ from typing import Any, Protocol
 
 from ink_tui.control.public_event_types import PROTOCOL_VERSION
 from ink_tui.core import strict_json
+
+log = logging.getLogger(__name__)
 
 # While events stream, at most one write per this many seconds: each write to the pipe
 # wakes the reader, which costs both processes far more than the line itself.
@@ -293,8 +296,12 @@ class LineWriter:
                     size += _size(item)
                 self._in_flight = size
                 self._pending_bytes -= size
-            data = b"".join(item if isinstance(item, bytes) else item.encode() for item in batch)
-            written = self._write_all(memoryview(data))
+            try:
+                data = b"".join(i if isinstance(i, bytes) else i.encode() for i in batch)
+                written = self._write_all(memoryview(data))
+            except Exception:  # a bug here must not leave `flush` waiting for ever
+                log.exception("rpc output failed; no more lines are written")
+                written = False
             self._last_write = time.monotonic()
             with self._cond:
                 self._in_flight = 0
