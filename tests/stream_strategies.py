@@ -56,10 +56,12 @@ class CallPlan:
     name: str
     arguments: dict[str, Any]
     cuts: tuple[int, ...]
+    # Whether the argument JSON escapes every non-ASCII character (`\u00e9`) or not.
+    ascii: bool
 
     @property
     def json(self) -> str:
-        return json.dumps(self.arguments)
+        return json.dumps(self.arguments, ensure_ascii=self.ascii)
 
     def fragments(self) -> list[str]:
         """The argument JSON cut at the planned points; some pieces may be empty."""
@@ -69,12 +71,18 @@ class CallPlan:
 @dataclass(frozen=True)
 class ReplyPlan:
     thinking: tuple[str, ...]
+    # Anthropic only: an encrypted (redacted) thinking block's data, if one is sent.
+    redacted: str | None
     text: tuple[str, ...]
     calls: tuple[CallPlan, ...]
+    # Text sent after the tool calls (Anthropic: in a block of its own).
+    tail: tuple[str, ...]
     # The order fragments of different calls are sent in (each call's own stay in order).
     interleave: tuple[int, ...]
     # Per fragment: whether it shares the chunk of the one before (OpenAI).
     grouped: tuple[bool, ...]
+    # OpenAI: whether chunks of tool calls carry `"content": null` (as OpenAI's do).
+    nulls: bool
     stop: str
     input_tokens: int
     output_tokens: int
@@ -83,12 +91,15 @@ class ReplyPlan:
     signature: str
     # Where the rendered body is cut into the server's writes.
     wire_cuts: tuple[int, ...]
+    # Whether events are written as raw UTF-8 (so a write may end inside a character) or
+    # with every non-ASCII character escaped.
+    raw_utf8: bool
     # Where a keep-alive `ping` goes between Anthropic events.
     pings: tuple[int, ...]
 
     @property
     def text_value(self) -> str:
-        return "".join(self.text)
+        return "".join(self.text + self.tail)
 
     @property
     def thinking_value(self) -> str:
@@ -116,6 +127,7 @@ def _calls(draw: st.DrawFn) -> tuple[CallPlan, ...]:
             name,
             draw(_ARGUMENTS),
             tuple(draw(_CUTS)),
+            draw(st.booleans()),
         )
         for index, name in enumerate(names)
     )
@@ -130,10 +142,13 @@ def reply_plans(
     fragments = sum(len(call.fragments()) for call in calls)
     return ReplyPlan(
         thinking=tuple(draw(st.lists(_PIECE, max_size=4))),
+        redacted=draw(st.none() | st.from_regex(r"[A-Za-z0-9+/]{8,40}", fullmatch=True)),
         text=tuple(draw(st.lists(_PIECE, max_size=6))),
         calls=calls,
+        tail=tuple(draw(st.lists(_PIECE, max_size=2))),
         interleave=tuple(draw(st.lists(st.integers(0, 3), min_size=fragments, max_size=fragments))),
         grouped=tuple(draw(st.lists(st.booleans(), min_size=fragments, max_size=fragments))),
+        nulls=draw(st.booleans()),
         stop=draw(st.sampled_from(tool_stops if calls else stops)),
         input_tokens=draw(_COUNT),
         output_tokens=draw(_COUNT),
@@ -141,6 +156,7 @@ def reply_plans(
         cache_write=draw(_COUNT),
         signature=draw(st.from_regex(r"[A-Za-z0-9+/]{8,40}", fullmatch=True)),
         wire_cuts=tuple(draw(st.lists(st.integers(min_value=0, max_value=100_000), max_size=12))),
+        raw_utf8=draw(st.booleans()),
         pings=tuple(draw(st.lists(st.integers(min_value=0, max_value=40), max_size=3))),
     )
 
@@ -156,7 +172,9 @@ def on_the_wire(body: str, cuts: tuple[int, ...]) -> Reply:
 # -- OpenAI chat completions -------------------------------------------------------------
 
 
-def _chunk(choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> str:
+def _chunk(
+    choices: list[dict[str, Any]], usage: dict[str, Any] | None = None, *, ascii: bool = True
+) -> str:
     body: dict[str, Any] = {
         "id": "chatcmpl-ref",
         "object": "chat.completion.chunk",
@@ -166,11 +184,11 @@ def _chunk(choices: list[dict[str, Any]], usage: dict[str, Any] | None = None) -
     }
     if usage is not None:
         body["usage"] = usage
-    return f"data: {json.dumps(body)}\n\n"
+    return f"data: {json.dumps(body, ensure_ascii=ascii)}\n\n"
 
 
-def _delta(delta: dict[str, Any], finish: str | None = None) -> str:
-    return _chunk([{"index": 0, "delta": delta, "finish_reason": finish}])
+def _delta(delta: dict[str, Any], finish: str | None = None, *, ascii: bool = True) -> str:
+    return _chunk([{"index": 0, "delta": delta, "finish_reason": finish}], ascii=ascii)
 
 
 def _openai_fragments(plan: ReplyPlan) -> list[dict[str, Any]]:
@@ -203,17 +221,19 @@ def _openai_fragments(plan: ReplyPlan) -> list[dict[str, Any]]:
 
 
 def openai_body(plan: ReplyPlan) -> str:
+    ascii = not plan.raw_utf8
     parts = [_delta({"role": "assistant", "content": ""})]
-    parts += [_delta({"reasoning_content": piece}) for piece in plan.thinking]
-    parts += [_delta({"content": piece}) for piece in plan.text]
-    batch: list[dict[str, Any]] = []
+    parts += [_delta({"reasoning_content": piece}, ascii=ascii) for piece in plan.thinking]
+    parts += [_delta({"content": piece}, ascii=ascii) for piece in plan.text]
+    batches: list[list[dict[str, Any]]] = []
     for fragment, grouped in zip(_openai_fragments(plan), plan.grouped, strict=True):
-        if batch and not grouped:
-            parts.append(_delta({"tool_calls": batch}))
-            batch = []
-        batch.append(fragment)
-    if batch:
-        parts.append(_delta({"tool_calls": batch}))
+        if not batches or not grouped:
+            batches.append([])
+        batches[-1].append(fragment)
+    for batch in batches:
+        delta: dict[str, Any] = {"content": None} if plan.nulls else {}
+        parts.append(_delta({**delta, "tool_calls": batch}, ascii=ascii))
+    parts += [_delta({"content": piece}, ascii=ascii) for piece in plan.tail]
     parts.append(_delta({}, finish=plan.stop))
     usage = {
         "prompt_tokens": plan.input_tokens,
@@ -232,18 +252,23 @@ def openai_reply(plan: ReplyPlan) -> Reply:
 # -- Anthropic messages --------------------------------------------------------------------
 
 
-def _event(name: str, data: dict[str, Any]) -> str:
-    return f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n"
+def _event(name: str, data: dict[str, Any], *, ascii: bool = True) -> str:
+    return f"event: {name}\ndata: {json.dumps({'type': name, **data}, ensure_ascii=ascii)}\n\n"
 
 
-def _block(index: int, start: dict[str, Any], deltas: list[dict[str, Any]]) -> list[str]:
+def _block(
+    index: int, start: dict[str, Any], deltas: list[dict[str, Any]], *, ascii: bool
+) -> list[str]:
     events = [_event("content_block_start", {"index": index, "content_block": start})]
-    events += [_event("content_block_delta", {"index": index, "delta": d}) for d in deltas]
+    events += [
+        _event("content_block_delta", {"index": index, "delta": d}, ascii=ascii) for d in deltas
+    ]
     events.append(_event("content_block_stop", {"index": index}))
     return events
 
 
 def anthropic_events(plan: ReplyPlan) -> list[str]:
+    ascii = not plan.raw_utf8
     message: dict[str, Any] = {
         "id": "msg_ref",
         "type": "message",
@@ -265,17 +290,27 @@ def anthropic_events(plan: ReplyPlan) -> list[str]:
         deltas = [{"type": "thinking_delta", "thinking": p} for p in plan.thinking]
         # The API sends the signature whole, in one delta, at the end of the block.
         deltas.append({"type": "signature_delta", "signature": plan.signature})
-        events += _block(index, {"type": "thinking", "thinking": "", "signature": ""}, deltas)
+        events += _block(
+            index, {"type": "thinking", "thinking": "", "signature": ""}, deltas, ascii=ascii
+        )
+        index += 1
+    if plan.redacted is not None:
+        events += _block(
+            index, {"type": "redacted_thinking", "data": plan.redacted}, [], ascii=ascii
+        )
         index += 1
     if plan.text or not plan.calls:
         deltas = [{"type": "text_delta", "text": p} for p in plan.text]
-        events += _block(index, {"type": "text", "text": ""}, deltas)
+        events += _block(index, {"type": "text", "text": ""}, deltas, ascii=ascii)
         index += 1
     for call in plan.calls:
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in call.fragments()]
         start = {"type": "tool_use", "id": call.id, "name": call.name, "input": {}}
-        events += _block(index, start, deltas)
+        events += _block(index, start, deltas, ascii=ascii)
         index += 1
+    if plan.tail:
+        deltas = [{"type": "text_delta", "text": p} for p in plan.tail]
+        events += _block(index, {"type": "text", "text": ""}, deltas, ascii=ascii)
     for at in sorted(plan.pings, reverse=True):
         # Never before message_start: the stream begins with it.
         events.insert(1 + at % len(events), _event("ping", {}))

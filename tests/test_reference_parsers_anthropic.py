@@ -99,6 +99,13 @@ def assert_same(ink: AssistantMessage, reference: Any) -> None:
     assert ink.text == "".join(b.text for b in blocks if b.type == "text")
     thinking = [(b.thinking, b.signature) for b in blocks if b.type == "thinking"]
     assert [(b.text, b.signature) for b in ink.thinking_blocks if not b.redacted] == thinking
+    # Redacted thinking is kept, in order, to be sent back as it came.
+    kept = [
+        ("redacted", b.data) if b.type == "redacted_thinking" else ("thinking", b.thinking)
+        for b in blocks
+        if b.type in ("thinking", "redacted_thinking")
+    ]
+    assert [("redacted" if b.redacted else "thinking", b.text) for b in ink.thinking_blocks] == kept
     assert ink.thinking == "\n\n".join(text for text, _ in thinking if text)
     uses = [b for b in blocks if b.type == "tool_use"]
     assert [(c.id, c.name, c.arguments) for c in ink.tool_calls] == [
