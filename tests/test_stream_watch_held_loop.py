@@ -82,8 +82,10 @@ def test_a_handler_that_blocks_the_loop_mid_stream_is_not_blamed_on_the_server(
     (folder / "hold.py").write_text(textwrap.dedent(HOLDING_EXTENSION).lstrip())
     texts = [f"piece {n}. " for n in range(30)]
     steps: list[Step] = [chunk({"role": "assistant", "content": ""})]
-    for text in texts:  # the server never pauses for long: 30 pieces over ~1.5 s
-        steps += [chunk({"content": text}), Pause(0.05)]
+    for n, text in enumerate(texts):  # never silent for long: 30 pieces over ~2 s
+        # The pause after the first piece: the handler holds the loop while ink waits
+        # with nothing read yet, the rest then sits in the socket meanwhile.
+        steps += [chunk({"content": text}), Pause(0.5 if n == 0 else 0.05)]
     steps += [chunk({}, finish="stop"), usage_chunk(), "data: [DONE]\n\n"]
     server.push(Reply(steps))
     ink = RawInk(server, workspace, clean_env(tmp_path, INK_STREAM_IDLE_TIMEOUT_S="1"))
