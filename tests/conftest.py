@@ -12,6 +12,10 @@ from tests.scripted_server import ScriptedServer
 # ANTHROPIC_API_KEY alone picks Anthropic's API: a developer's own key must never turn a
 # test that expects the offline demo (or a subprocess it starts) into a real request.
 os.environ.pop("ANTHROPIC_API_KEY", None)
+# pytest-xdist's workers export COLUMNS=80 and LINES=24, and Textual takes those over the
+# terminal's own size: an `ink` in a 140x45 tmux pane or pty would draw 80x24.
+os.environ.pop("COLUMNS", None)
+os.environ.pop("LINES", None)
 
 # Property tests drive a real event loop and real subprocesses: no per-example deadline.
 # "ink" (the default) keeps the suite fast; `pytest --hypothesis-profile=long` (or
