@@ -411,6 +411,20 @@ COMPACT_SUMMARY = """## Goal
 - Add the discount and a test for it."""
 
 
+PROJECT_TOUR = """**acme-shop** is a small order service.
+
+- `src/shop/cart.py` holds the cart: `add()` puts an item in with its quantity, and
+  `total()` sums `price * qty` for every line as a `Decimal`, so cents never drift.
+- `src/shop/orders.py` turns a cart into an order, stamps it and hands it to
+  `src/shop/store.py`, which writes orders as JSON lines to a file.
+- `src/shop/cli.py` is the command line: `shop add`, `shop total` and `shop order`.
+- `tests/test_cart.py` has one test of the total; `pytest -q` runs it.
+
+There is no web layer and no database: everything goes through the cart and the file.
+The API that callers use is `add()`, `total()` and `place_order()`; keep those as they
+are if you change how a total is worked out."""
+
+
 def _usage_reply(text: str, prompt_tokens: int) -> Reply:
     """An answer whose reported usage says how full the context was."""
     return Reply(
@@ -485,7 +499,9 @@ async def _approval_reason(pilot: Pilot, steps: list[Any]) -> None:
 
 def _compaction_script(server: ScriptedServer) -> list[Any]:
     server.push(
-        _usage_reply("**acme-shop** is a small order service; `total()` is in cart.py.", 27_000),
+        # Longer than the summary: a summary that does not shrink what it replaces is
+        # refused.
+        _usage_reply(PROJECT_TOUR, 27_000),
         _usage_reply(COMPACT_SUMMARY, 2_000),
         _usage_reply("Done: `total()` now takes `discount` and the tests pass.", 6_000),
     )
