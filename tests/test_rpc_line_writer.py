@@ -189,7 +189,9 @@ def test_a_reader_that_stays_away_gets_merged_deltas_then_a_said_drop() -> None:
     pipe.open.set()
     assert writer.close(30)
     lines = pipe.lines()
-    assert len(lines) < 20
+    # Far fewer lines than the 472 events sent. How many went out whole depends on how
+    # much the writer's thread took in its first go, before its write blocked.
+    assert len(lines) < 40
     assert _covered(lines) == list(range(1, seq + 1))
     kept = [line for line in lines if line["type"] != "message_update"]
     assert [line["type"] for line in kept] == [
