@@ -4,6 +4,7 @@ ink is still starting."""
 
 from __future__ import annotations
 
+import json
 import signal
 import subprocess
 import sys
@@ -48,11 +49,12 @@ def test_a_line_nested_100000_deep_and_a_nan_id_are_answered_and_survived(
         ink.kill()
 
 
-def test_a_models_overflowing_numbers_go_out_as_strict_json(
+def test_a_models_overflowing_numbers_are_refused_and_nothing_goes_out_unstrict(
     server: ScriptedServer, workspace: Path, tmp_path: Path
 ) -> None:
     # `1e999` is a JSON number that no float holds: Python reads it as Infinity, which
-    # ink once wrote back as a bare `Infinity` token in events and get_messages.
+    # ink once wrote back as a bare `Infinity` token in events and get_messages. Now the
+    # call's arguments are refused (the model reads why) and every line stays strict.
     arguments = '{"path": "README.md", "offset": 1e999, "x": [-1e400]}'
     call = {"index": 0, "id": "c1", "type": "function"}
     call["function"] = {"name": "read", "arguments": arguments}
@@ -64,17 +66,20 @@ def test_a_models_overflowing_numbers_go_out_as_strict_json(
         ink.send({"type": "prompt", "message": "read it", "id": "p"})
         # Every line is parsed strictly by `read_until`: one bare token fails the test.
         events = ink.read_until(lambda line: line["type"] == "agent_settled")
-        [start] = [e for e in events if e["type"] == "tool_execution_start"]
-        assert start["arguments"]["offset"] == "Infinity"
-        assert start["arguments"]["x"] == ["-Infinity"]
+        [end] = [e for e in events if e["type"] == "tool_execution_end"]
+        assert end["is_error"] is True
+        assert "1e999 is out of the range of a float" in json.dumps(end)
+        # The model read why, in its next request.
+        sent = json.dumps(server.requests[1]["messages"])
+        assert "1e999 is out of the range of a float" in sent
         ink.send({"type": "get_messages", "id": "m"})
         [messages] = ink.read_until(lambda line: line.get("id") == "m")
-        [asked] = messages["data"]["messages"][1]["tool_calls"]
-        assert asked["arguments"]["offset"] == "Infinity"
-        # A command id that overflows is echoed as the same string, never as a token.
+        assert messages["success"] is True
+        # A command whose id overflows is refused as not JSON, never echoed as a token.
         ink.send('{"type": "get_state", "id": 1e999}')
-        [state] = ink.read_until(lambda line: line["type"] == "response")
-        assert state["id"] == "Infinity" and state["success"] is True
+        [refused] = ink.read_until(lambda line: line["type"] == "response")
+        assert refused["success"] is False and "id" not in refused
+        assert "out of the range of a float" in refused["error"]
         ink.close_stdin()
         assert ink.wait() == 0
     finally:

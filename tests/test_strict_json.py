@@ -19,6 +19,13 @@ def test_nan_and_infinity_are_refused_by_name(text: str) -> None:
         strict_json.loads(text)
 
 
+@pytest.mark.parametrize("text", ["1e999", '{"x": -1e400}', "[1.5e308, 2e308]"])
+def test_a_number_beyond_a_float_is_refused(text: str) -> None:
+    with pytest.raises(JsonRefused, match="out of the range"):
+        strict_json.loads(text)
+    assert strict_json.loads("[1.5e308, 1e-400]") == [1.5e308, 0.0]
+
+
 def test_deep_nesting_is_refused_without_a_recursion_error() -> None:
     for text in ("[" * 100_000, "[" * 100_000 + "]" * 100_000, '{"a":' * 5_000 + "1" + "}" * 5_000):
         with pytest.raises(JsonRefused, match="nested deeper"):

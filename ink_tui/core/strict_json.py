@@ -4,8 +4,9 @@ Python's `json` reads and writes `NaN`, `Infinity` and `-Infinity`, which no str
 parser accepts, and its C scanner raises `RecursionError` on deeply nested input. The
 policy (docs/rpc.md, "Strict JSON"):
 
-- In: `NaN`/`Infinity` are refused with a message that says so, and so is nesting deeper
-  than `MAX_DEPTH`; neither ever reaches a traceback.
+- In: `NaN`/`Infinity` (and a number too big for a float, `1e999`) are refused with a
+  message that says so, and so is nesting deeper than `MAX_DEPTH`; none ever reaches a
+  traceback.
 - Out: a float that is not finite is written as a string (`"NaN"`, `"Infinity"`,
   `"-Infinity"`), so a strict reader can still read the line and nothing is dropped.
 """
@@ -29,10 +30,20 @@ def _refuse_constant(name: str) -> Any:
     raise JsonRefused(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
 
 
+def finite_float(text: str) -> float:
+    """A JSON number as a float (`parse_float`), refusing one beyond a float's range."""
+    value = float(text)
+    if not math.isfinite(value):
+        # `1e999` is valid JSON text, but as a float it is infinity, which no writer
+        # can send back faithfully.
+        raise JsonRefused(f"{text} is out of the range of a float")
+    return value
+
+
 def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     """The value of `text`, or `JsonRefused` (a `ValueError`) saying what is wrong."""
     try:
-        value = json.loads(text, parse_constant=_refuse_constant)
+        value = json.loads(text, parse_constant=_refuse_constant, parse_float=finite_float)
     except JsonRefused:
         raise
     except RecursionError:
@@ -42,12 +53,13 @@ def loads(text: str | bytes, *, max_depth: int = MAX_DEPTH) -> Any:
     except (ValueError, TypeError) as error:
         # Bytes that are not UTF-8/16/32, or a type json cannot read.
         raise JsonRefused(str(error)) from None
-    if _deeper_than(value, max_depth):
+    if deeper_than(value, max_depth):
         raise JsonRefused(f"nested deeper than {max_depth} levels")
     return value
 
 
-def _deeper_than(value: Any, limit: int) -> bool:
+def deeper_than(value: Any, limit: int) -> bool:
+    """Whether `value` nests lists and objects more than `limit` levels deep."""
     # Iterative: the point is to never recurse on a hostile value.
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:

@@ -26,7 +26,7 @@ import json
 import re
 from typing import Any
 
-from ink_tui.core.strict_json import MAX_DEPTH
+from ink_tui.core.strict_json import MAX_DEPTH, JsonRefused, deeper_than, finite_float
 
 PREFIX = "invalid JSON in arguments"
 _FENCE = re.compile(r"\A\s*```[A-Za-z0-9_-]*[ \t]*\n(?P<body>.*?)\n?[ \t]*```\s*\Z", re.DOTALL)
@@ -47,7 +47,11 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
     fenced = _FENCE.match(raw)
     text = fenced.group("body") if fenced else raw
     try:
-        value = json.loads(text, strict=False, parse_constant=_refuse_constant)
+        value = json.loads(
+            text, strict=False, parse_constant=_refuse_constant, parse_float=finite_float
+        )
+    except JsonRefused as refused:
+        return {}, f"{PREFIX}: {refused}; send a finite number, or a string if it is text"
     except _Constant as constant:
         return {}, (
             f"{PREFIX}: {constant} is not a JSON number (JSON has no NaN or Infinity); "
@@ -64,26 +68,9 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
         return {}, f"{PREFIX}: {exc}"
     if not isinstance(value, dict):
         return {}, f"{PREFIX}: expected an object, got {type(value).__name__}"
-    if _deeper_than(value, MAX_DEPTH):
+    if deeper_than(value, MAX_DEPTH):
         return {}, f"{PREFIX}: nested deeper than {MAX_DEPTH} levels"
     return value, None
-
-
-def _deeper_than(value: Any, limit: int) -> bool:
-    # Iterative, so that a hostile value can never hit the recursion limit here.
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        if depth > limit:
-            return True
-        stack.extend((child, depth + 1) for child in children)
-    return False
 
 
 def wire_arguments(raw: str, arguments: dict[str, Any], error: str | None) -> str:
@@ -99,7 +86,7 @@ def wire_arguments(raw: str, arguments: dict[str, Any], error: str | None) -> st
     if not raw.strip():
         return json.dumps(arguments)
     try:
-        json.loads(raw, parse_constant=_refuse_constant)
+        json.loads(raw, parse_constant=_refuse_constant, parse_float=finite_float)
     except ValueError:
         return json.dumps(arguments, ensure_ascii=False)
     return raw
