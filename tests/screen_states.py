@@ -741,5 +741,22 @@ def build(scene: Scene, server: ScriptedServer) -> tuple[InkApp, Callable[[Pilot
             editor.cursor_blink = False  # type: ignore[attr-defined]
             editor.notify_style_update()
         await pilot.pause()
+        await screen_settled(pilot)
 
     return app, run_before
+
+
+async def screen_settled(pilot: Pilot, tries: int = 100) -> None:
+    """Every widget drawn anew, then until two pictures in a row are the same: a row
+    kept from an earlier draw can be cut into other spans than the same row drawn now,
+    and a block may still be drawing its final form on a busy machine."""
+    for widget in pilot.app.screen.walk_children():
+        widget.refresh()
+    await pilot.pause()
+    last = pilot.app.export_screenshot()
+    for _ in range(tries):
+        await pilot.pause(0.02)
+        now = pilot.app.export_screenshot()
+        if now == last:
+            return
+        last = now
