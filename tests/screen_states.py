@@ -737,9 +737,12 @@ def build(scene: Scene, server: ScriptedServer) -> tuple[InkApp, Callable[[Pilot
         # TextArea keeps its lines as last drawn (its cache does not count the caret of
         # a non-blinking cursor): drawn in the hidden phase, as a slow machine may have
         # caught it, it stayed hidden. Restyling clears that cache.
-        for editor in pilot.app.query("TextArea, Input"):
-            editor.cursor_blink = False  # type: ignore[attr-defined]
-            editor.notify_style_update()
+        # Every screen's: `app.query` does not reach a modal's (the palette's own input
+        # blinked on in one picture and off in the next).
+        for screen in pilot.app.screen_stack:
+            for editor in screen.query("TextArea, Input"):
+                editor.cursor_blink = False  # type: ignore[attr-defined]
+                editor.notify_style_update()
         await pilot.pause()
         await screen_settled(pilot)
 
