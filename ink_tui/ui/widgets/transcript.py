@@ -52,6 +52,7 @@ from ink_tui.ui.widgets.transcript_rows import (
     with_marker,
     with_selection,
 )
+from ink_tui.ui.widgets.transcript_spinners import Spinners
 from ink_tui.ui.widgets.transcript_subscriber import TranscriptSubscriber
 
 if TYPE_CHECKING:
@@ -65,7 +66,6 @@ FRAME_S = 1 / 60
 # whole frame between steps left the CPU idle two thirds of the time, so a resumed
 # session of 20,000 messages took a minute and a half to be measured.
 REFLOW_PAUSE_S = 0.002
-SPINNER_INTERVAL_S = 0.1
 
 BlockT = TypeVar("BlockT", bound=Block)
 StreamingBlock = AnswerBlock | ThinkingBlock
@@ -109,11 +109,10 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self._answer_lead = ""
         self._thinking: ThinkingBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
-        self._spinning: dict[ToolBlock, None] = {}
+        self._spinners = Spinners()
         # Streaming blocks holding text not taken in yet; the frame timer drains them.
         self._dirty: dict[StreamingBlock, None] = {}
         self._frame: Timer | None = None
-        self._spinner: Timer | None = None
         self._following = True
         self._marker = False
         self._cursor: Foldable | None = None
@@ -125,7 +124,7 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(TranscriptSubscriber(self))
-        self._spinner = self.set_interval(SPINNER_INTERVAL_S, self._tick_spinners, pause=True)
+        self._spinners.attach(self.set_interval, self._turn_spinners)
         self._schedule_frame()
 
     def on_unmount(self) -> None:
@@ -185,26 +184,26 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         block = ToolBlock(call, concurrent)
         self._tools[call.id] = block
         if block.running:
-            self._start_spinner(block)
+            self._spinners.start(block)
         return self._add(block)
 
     def tool_asking(self, call_id: str) -> None:
         """An approval question about the call is open: no spinner until it runs."""
         block = self._tools.get(call_id)
         if block is not None and block.set_asking():
-            self._spinning.pop(block, None)
+            self._spinners.stop(block)
             self._changed(block)
 
     def tool_running(self, call_id: str) -> None:
         block = self._tools.get(call_id)
         if block is not None and block.set_running():
-            self._start_spinner(block)
+            self._spinners.start(block)
             self._changed(block)
 
     def tool_finished(self, call_id: str, result: ToolResult, duration_s: float) -> None:
         block = self._tools.get(call_id)
         if block is not None and block.finish(result, duration_s):
-            self._spinning.pop(block, None)
+            self._spinners.stop(block)
             self._changed(block, new_output=True)
 
     def has_tool(self, call_id: str) -> bool:
@@ -287,7 +286,7 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         """Remove everything shown (/clear, /new); the conversation itself is untouched."""
         self.end_answer()
         self._tools.clear()
-        self._spinning.clear()
+        self._spinners.clear()
         self._dirty.clear()
         self._cursor = None
         self._lines.clear()
@@ -498,19 +497,10 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         if not self._following:
             self._set_marker(True)
 
-    # -- running tools' spinners ---------------------------------------------------------
-
-    def _start_spinner(self, block: ToolBlock) -> None:
-        self._spinning[block] = None
-        if self._spinner is not None:
-            self._spinner.resume()
-
-    def _tick_spinners(self) -> None:
-        if not self._spinning:
-            if self._spinner is not None:
-                self._spinner.pause()
-            return
-        for block in self._spinning:
+    def _turn_spinners(self) -> None:
+        turning = self._spinners.turning()
+        for block in turning:
             block.changed()
             self._lines.touch(block)
-        self.flush_now()
+        if turning:
+            self.flush_now()
