@@ -145,13 +145,18 @@ def check_serve(env: dict[str, str], workspace: Path) -> str:
         text=True,
     )
     assert process.stdout is not None and process.stderr is not None
+    # Read stderr all along: a pipe nobody reads fills and stops the server mid-write.
+    said: list[str] = []
+    stderr = process.stderr
+    threading.Thread(target=lambda: said.extend(stderr), daemon=True).start()
     try:
         ready, _, _ = select.select([process.stdout], [], [], 60)
         first = process.stdout.readline() if ready else ""
         found = re.search(r"(http://127\.0\.0\.1:\d+)/\?token=(\S+)", first)
         if found is None:
             process.kill()
-            raise Failed(f"no URL line in 60 s: {first!r}; stderr:\n{process.stderr.read()}")
+            process.wait(10)
+            raise Failed(f"no URL line in 60 s: {first!r}; stderr:\n{''.join(said)}")
         base, token = found.groups()
         try:
             urllib.request.urlopen(f"{base}/api/sessions", timeout=10)
@@ -168,9 +173,12 @@ def check_serve(env: dict[str, str], workspace: Path) -> str:
         if status != 200 or not isinstance(body.get("sessions"), list):
             raise Failed(f"GET /api/sessions: {status} {body!r}")
         process.send_signal(signal.SIGINT)
-        code = process.wait(30)
+        try:
+            code = process.wait(30)
+        except subprocess.TimeoutExpired:
+            raise Failed(f"still running 30 s after SIGINT; stderr:\n{''.join(said)}") from None
         if code not in (0, 130, -signal.SIGINT):
-            raise Failed(f"exit {code} after SIGINT; stderr:\n{process.stderr.read()}")
+            raise Failed(f"exit {code} after SIGINT; stderr:\n{''.join(said)}")
         return f"GET /api/sessions answered 200 ({len(body['sessions'])} sessions), 401 untokened"
     finally:
         if process.poll() is None:
@@ -273,6 +281,11 @@ def check_tui(env: dict[str, str], workspace: Path) -> str:
 
 
 def main() -> int:
+    # A script started in the background by a shell without job control (`cmd &` in a
+    # CI step) inherits SIGINT ignored, and so would every ink it starts: `ink serve`
+    # keeps a signal it was started with ignored (as under nohup), so the Ctrl+C below
+    # would never reach it. A user's Ctrl+C is what is being tried: give it back.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     if not INK.is_file():
         print(f"smoke: no ink command at {INK}", file=sys.stderr)
         return 1

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,6 +17,11 @@ os.environ.pop("ANTHROPIC_API_KEY", None)
 # terminal's own size: an `ink` in a 140x45 tmux pane or pty would draw 80x24.
 os.environ.pop("COLUMNS", None)
 os.environ.pop("LINES", None)
+# Started in the background by a shell without job control, pytest inherits SIGINT
+# ignored, and so would every ink the tests start (ink keeps a signal it was started with
+# ignored, as under nohup): the tests of Ctrl+C need it as a terminal delivers it.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Property tests drive a real event loop and real subprocesses: no per-example deadline.
 # "ink" (the default) keeps the suite fast; `pytest --hypothesis-profile=long` (or
