@@ -75,6 +75,7 @@ def assemble_controller(
     from ink_tui.tools import default_tools
     from ink_tui.tools.jobs import JobTable
     from ink_tui.tools.output_files import prune_outputs
+    from ink_tui.tools.task import TaskTool
 
     # This session's commands and what they leave running. Nothing process-wide is set
     # up here: the `ink` command installs its exit guard itself (tools/job_exit.py).
@@ -84,17 +85,23 @@ def assemble_controller(
         pass_env=settings.pass_env if settings else (),
         jobs=jobs,
     )
+    if settings is None or settings.subagents_max_depth > 0:
+        # Bound to the controller's sub-agents when it is made.
+        tools.append(TaskTool())
+    context_files = find_context_files(workspace, user_config_dir)
     controller = RunController(
         provider=make_provider(config, workspace),
         tools=tools,
         workspace=workspace,
-        system_prompt=build_system_prompt(
-            workspace, tools, find_context_files(workspace, user_config_dir)
-        ),
+        system_prompt=build_system_prompt(workspace, tools, context_files),
         settings=settings,
         spawn=spawn,
         bus=bus,
         history=history,
+    )
+    # A sub-agent's prompt lists the tools it has (no `task` at the deepest level).
+    controller.subagents.system_prompt_for = partial(
+        build_system_prompt, workspace, context_files=context_files
     )
     # "Always" answers become rules in the workspace's config file.
     controller.approvals.save_rule = partial(_save_rule, workspace)

@@ -18,10 +18,13 @@ EVENT_TYPES = [
 
 
 def test_repr_names_every_field_in_order_as_dataclass_does() -> None:
-    assert repr(TurnStart(turn=3)) == "TurnStart(run_id=None, seq=0, turn=3)"
+    assert repr(TurnStart(turn=3)) == (
+        "TurnStart(run_id=None, seq=0, agent_id=None, parent_call_id=None, turn=3)"
+    )
     update = QueueUpdate(entries=[QueueEntryView(id=1, text="a", mode="steer", shell=False)])
     assert repr(update) == (
-        "QueueUpdate(run_id=None, seq=0, entries=[QueueEntryView(id=1, text='a', "
+        "QueueUpdate(run_id=None, seq=0, agent_id=None, parent_call_id=None, "
+        "entries=[QueueEntryView(id=1, text='a', "
         "mode='steer', shell=False, source='user', custom_type=None)], paused=False)"
     )
 
@@ -30,8 +33,8 @@ def test_a_notice_holding_itself_repr_does_not_recurse() -> None:
     notice = Notice(text="x")
     notice.data["self"] = notice
     assert (
-        repr(notice)
-        == "Notice(run_id=None, seq=0, text='x', level='info', kind='', data={'self': ...})"
+        repr(notice) == "Notice(run_id=None, seq=0, agent_id=None, parent_call_id=None, text='x', "
+        "level='info', kind='', data={'self': ...})"
     )
 
 

@@ -122,12 +122,29 @@ def test_the_examples_show_every_key_of_each_event() -> None:
     shown: dict[str, set[str]] = {name: set() for name in EVENTS}
     for example in _examples():
         shown[example["type"]] |= set(example)
-    missing = {name: set(td.__annotations__) - shown[name] for name, td in EVENTS.items()}
+    # The envelope's sub-agent keys are on any type's events: shown below, not for each.
+    optional_envelope = pub.Envelope.__optional_keys__
+    missing = {
+        name: set(td.__annotations__) - shown[name] - optional_envelope
+        for name, td in EVENTS.items()
+    }
     assert {name: keys for name, keys in missing.items() if keys} == {}
+
+
+def test_sub_agent_events_are_shown_with_both_keys() -> None:
+    assert pub.Envelope.__optional_keys__ == {"agent_id", "parent_call_id"}
+    marked = [e for e in _examples() if "agent_id" in e or "parent_call_id" in e]
+    assert {e["type"] for e in marked} >= {"subagent_start", "subagent_end", "message_update"}
+    assert all(
+        isinstance(e["agent_id"], str) and isinstance(e["parent_call_id"], str) for e in marked
+    )
+    assert [e for e in _examples() if e["type"].startswith("subagent_") and e not in marked] == []
+    assert "## Sub-agents" in DOC
 
 
 def test_optional_keys_are_known_at_run_time() -> None:
     # What the checks above rely on (and programs that look at the types): `NotRequired`
     # is read when the TypedDict is made, which needs evaluated annotations.
-    assert pub.AgentEndEvent.__optional_keys__ == {"usage", "turns", "duration_s"}
+    own = pub.AgentEndEvent.__optional_keys__ - pub.Envelope.__optional_keys__
+    assert own == {"usage", "turns", "duration_s"}
     assert typing.get_type_hints(pub.AgentEndEvent)["turns"] is int

@@ -19,10 +19,15 @@ from ink_tui.api.session import (
     SessionBusy,
 )
 from ink_tui.api.session_open import ModelConfigError
+from ink_tui.api.subagents import AgentInfo, AgentStopped
 from ink_tui.api.sync_session import SyncAgentSession
+from ink_tui.control.subagents import AgentGone
 
 __all__ = [
+    "AgentGone",
+    "AgentInfo",
     "AgentSession",
+    "AgentStopped",
     "ModelConfigError",
     "PromptResult",
     "QueueEntryGone",

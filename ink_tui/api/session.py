@@ -13,6 +13,10 @@ What it promises a caller (the run-control contract, seen from outside):
 - A failed or aborted run never loses queued input: the settled result (and the
   `input_restored` event) carries it back, the way the TUI puts it into the editor.
   `clear_queue()` takes entries out first, and then there is nothing to restore.
+- Sub-agents (`task` calls): `agents` lists the running ones; `steer` / `follow_up`
+  with `agent_id` queue input for one (`AgentGone`, a `LookupError`, when it is not
+  running: nothing was queued); `abort_agent(agent_id)` stops only it and returns once
+  it has ended (`AgentStopped`). `abort()` stops the whole tree.
 - Events: `subscribe(callback)` or `async for event in session.events()`, each a public
   event (see `ink_tui.control.public_events` and docs/events.md); `agent_settled` is
   the one "done", exactly once per prompt.
@@ -36,12 +40,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ink_tui.api.subagents import AgentInfo, AgentStopped, agent_info
 from ink_tui.control.input_queue import TAKE_MODES, TakeMode
 from ink_tui.control.public_event_types import AgentSettledEvent, HistoryMessage, PublicEvent
 from ink_tui.control.public_events import PublicProjection, history_dict
@@ -332,17 +338,20 @@ class AgentSession:
             return future
         return self._settled
 
-    def steer(self, text: str) -> QueuedInput | None:
+    def steer(self, text: str, agent_id: str | None = None) -> QueuedInput | None:
         """Queue a correction for the very next model call; idle, it starts a run instead
-        (returns None then)."""
-        return self._deliver(text, "steer")
+        (returns None then). With `agent_id`: for that running sub-agent's next call."""
+        return self._deliver(text, "steer", agent_id)
 
-    def follow_up(self, text: str) -> QueuedInput | None:
+    def follow_up(self, text: str, agent_id: str | None = None) -> QueuedInput | None:
         """Queue a task for when the model would stop; idle, it starts a run instead."""
-        return self._deliver(text, "follow_up")
+        return self._deliver(text, "follow_up", agent_id)
 
-    def _deliver(self, text: str, mode: QueueMode) -> QueuedInput | None:
+    def _deliver(self, text: str, mode: QueueMode, agent_id: str | None) -> QueuedInput | None:
         self._check_open()
+        if agent_id is not None:
+            entry = self.controller.subagents.deliver(agent_id, text, mode)
+            return QueuedInput(entry.id, entry.text, entry.mode)
         if self.is_busy:
             return self._queue(text, mode)
         self.start(text)
@@ -379,6 +388,20 @@ class AgentSession:
             return None
         await self.controller.wait_idle()
         return await settled if settled is not None else None
+
+    @property
+    def agents(self) -> list[AgentInfo]:
+        """The sub-agents running now, in the order they started."""
+        now = time.monotonic()
+        return [agent_info(a, now) for a in self.controller.subagents.running.values()]
+
+    async def abort_agent(self, agent_id: str) -> AgentStopped:
+        """Stop one sub-agent (and any it started) and wait until it has ended; the run
+        goes on. `AgentGone` (a `LookupError`) when no such sub-agent is running."""
+        self._check_open()
+        agent = self.controller.abort_agent(agent_id)
+        end = await asyncio.shield(agent.ended)
+        return AgentStopped(agent_id, end.stop_reason, end.result)
 
     async def wait_settled(self) -> PromptResult | None:
         """Wait for the current prompt to settle; None when nothing is running."""

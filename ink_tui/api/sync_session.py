@@ -24,6 +24,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from ink_tui.api.session import AgentSession, PromptResult, QueuedInput
+from ink_tui.api.subagents import AgentInfo, AgentStopped
 from ink_tui.control.input_queue import TakeMode
 from ink_tui.control.public_event_types import HistoryMessage, PublicEvent
 from ink_tui.core.messages import QueueMode
@@ -121,14 +122,22 @@ class SyncAgentSession:
 
         return self._submit(start())
 
-    def steer(self, text: str) -> QueuedInput | None:
-        return self._call(self._session.steer, text)
+    def steer(self, text: str, agent_id: str | None = None) -> QueuedInput | None:
+        return self._call(self._session.steer, text, agent_id)
 
-    def follow_up(self, text: str) -> QueuedInput | None:
-        return self._call(self._session.follow_up, text)
+    def follow_up(self, text: str, agent_id: str | None = None) -> QueuedInput | None:
+        return self._call(self._session.follow_up, text, agent_id)
 
     def abort(self) -> PromptResult | None:
         return self._run(self._session.abort())
+
+    def abort_agent(self, agent_id: str) -> AgentStopped:
+        """Stop one sub-agent; returns once it has ended (see `AgentSession.abort_agent`)."""
+        return self._run(self._session.abort_agent(agent_id))
+
+    @property
+    def agents(self) -> list[AgentInfo]:
+        return self._call(lambda: self._session.agents)
 
     def wait_settled(self) -> PromptResult | None:
         return self._run(self._session.wait_settled())

@@ -36,7 +36,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 
 from ink_tui.control.approval_rules import ASKING_TOOLS, Rule, parse_rule, rule_for
 from ink_tui.control.protected_places import Judgement, ProtectedPlaces
@@ -78,6 +78,14 @@ def denied_text(reason: str | None) -> str:
     if reason:
         text += f"\nTheir reason: {reason}"
     return text + "\nDo not retry it unchanged; take their reason into account or ask them."
+
+
+class AgentTag(NamedTuple):
+    """The sub-agent a question comes from: its events and questions carry these."""
+
+    agent_id: str
+    parent_call_id: str
+    description: str
 
 
 class AnswerError(ValueError):
@@ -201,8 +209,11 @@ class Approvals:
 
     # -- the gate ---------------------------------------------------------------------
 
-    async def check(self, call: ToolCall, signal: AbortSignal) -> str | None:
-        """The `before_tool` check: None lets the call run, else the model's error text."""
+    async def check(
+        self, call: ToolCall, signal: AbortSignal, agent: AgentTag | None = None
+    ) -> str | None:
+        """The `before_tool` check: None lets the call run, else the model's error text.
+        A sub-agent's gate passes `agent`: its question says who asks, for what task."""
         verdict = self.verdict(call)
         if verdict is None or self._ruled(verdict, call):
             return None
@@ -216,7 +227,7 @@ class Approvals:
                 return "Not run: the run was interrupted."
             if self._ruled(verdict, call):
                 return None
-            refused = await self._ask(call, verdict, signal)
+            refused = await self._ask(call, verdict, signal, agent)
         if refused is None and verdict.judgement is not None:
             # The question may have been open a while: the path must still lead where
             # the user was shown.
@@ -232,8 +243,13 @@ class Approvals:
     def _ruled(self, verdict: Verdict, call: ToolCall) -> bool:
         return verdict.by_rule and self.allowed_by_rule(call) is not None
 
-    async def _ask(self, call: ToolCall, verdict: Verdict, signal: AbortSignal) -> str | None:
+    async def _ask(
+        self, call: ToolCall, verdict: Verdict, signal: AbortSignal, agent: AgentTag | None
+    ) -> str | None:
         request = await self._request(call, verdict)
+        if agent is not None:
+            request.agent_id, request.parent_call_id = agent.agent_id, agent.parent_call_id
+            request.agent_description = agent.description
         loop = asyncio.get_running_loop()
         question = _Question(request, verdict, loop.create_future())
         self._open[request.request_id] = question
@@ -272,6 +288,8 @@ class Approvals:
                 decision="deny",
                 reason="interrupted",
                 by="interrupt",
+                agent_id=question.request.agent_id,
+                parent_call_id=question.request.parent_call_id,
             )
         )
 
@@ -344,6 +362,8 @@ class Approvals:
                 call_id=question.request.call.id,
                 decision=typed,
                 reason=reason,
+                agent_id=question.request.agent_id,
+                parent_call_id=question.request.parent_call_id,
             )
         )
 

@@ -18,6 +18,9 @@ the current run and the conversation history, and publishes everything on the bu
   else it is only recorded in the history for the next model call to see. Restoring the
   queue to the editor hands back the user's entries only: an extension's words must not
   become the user's by being sent from the editor.
+- Sub-agents (control/subagents.py): `abort_agent(id)` stops one, `steer`/`follow_up`
+  with `agent_id` queue input for one; an interrupt stops the tree, and a run settles
+  only after every sub-agent has ended.
 - `before_tool`: checks run before each model-requested call (see `core/scheduler.py`);
   `approvals` is the last of them, so a call an extension blocks is never asked about.
   `answer_approval(request_id, decision)` answers an open question, once.
@@ -39,6 +42,7 @@ from ink_tui.control.run_inputs import Compact, DeliverAs, RunInput, as_input, m
 from ink_tui.control.run_settings import RunSettings
 from ink_tui.control.settling import Outcome, Settling, describe_error
 from ink_tui.control.shell_run import run_shell_line
+from ink_tui.control.subagents import AgentGone, RunningAgent, Subagents
 from ink_tui.core.abort import AbortController, AbortError
 from ink_tui.core.compaction import CompactionBackoff
 from ink_tui.core.events import (
@@ -67,6 +71,7 @@ if TYPE_CHECKING:
 # `shell_run` runs a `!` line, `approvals` asks the user before a model's call.
 __all__ = [
     "EXIT_INTERRUPTED",
+    "AgentGone",
     "DeliverAs",
     "InterruptOutcome",
     "Outcome",
@@ -131,6 +136,11 @@ class RunController:
         )
         # Ends each run: its RunEnd, then the queue run on, kept or restored.
         self._settling = Settling(self.queue, self._emit, self._set_paused)
+        # What `task` calls start (binds the `task` tools among `tools`).
+        self.subagents = Subagents(self, self._emit)
+        self.subagents.max_parallel = self.settings.subagents_max_parallel
+        self.subagents.max_depth = self.settings.subagents_max_depth
+        self.subagents.bind(self.tools)
         self._abort: AbortController | None = None
         self._run_id: str | None = None
         self._runs = 0
@@ -193,6 +203,27 @@ class RunController:
             return False
         return True
 
+    def steer(self, text: str, *, agent_id: str | None = None) -> QueueEntry | None:
+        """For sub-agent `agent_id` (its next model call; `AgentGone` if it is not running),
+        else as `submit` (idle, it starts a run: None then). `follow_up` alike."""
+        return self._deliver(text, "steer", agent_id)
+
+    def follow_up(self, text: str, *, agent_id: str | None = None) -> QueueEntry | None:
+        return self._deliver(text, "follow_up", agent_id)
+
+    def _deliver(self, text: str, mode: QueueMode, agent_id: str | None) -> QueueEntry | None:
+        if agent_id is not None:
+            return self.subagents.deliver(agent_id, text, mode)
+        if self.state == "running" and text.strip():
+            return self.queue.add(text, mode)
+        self.submit(text, mode)
+        return None
+
+    def abort_agent(self, agent_id: str) -> RunningAgent:
+        """Stop one sub-agent (and those under it); the parent goes on. `AgentGone` if it is
+        not running. Its `ended` future resolves with its `SubagentEnd`."""
+        return self.subagents.stop(agent_id)
+
     def resume_queue(self) -> bool:
         """Run what an interrupt left queued (interrupt_queue = "keep"); False if nothing."""
         if self.state != "idle":
@@ -239,6 +270,7 @@ class RunController:
         """Leave for good: abort anything running and tell front ends to exit."""
         if self._abort is not None:
             self._abort.abort("the app is exiting")
+        self.subagents.close(None)  # ended before front ends hear of the exit
         for hook in self.exit_hooks:
             try:
                 hook()
@@ -369,7 +401,9 @@ class RunController:
             result = await loop.run(prompt, lead)
         except Exception as error:
             log.debug("run failed", exc_info=True)
+            self.subagents.close(None)
             return self._settling.settle_failure(error, started)
+        self.subagents.close(None)  # those the tool step gave up on end before the run
         return self._settle(result, started)
 
     def _loop(

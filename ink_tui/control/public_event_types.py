@@ -25,6 +25,7 @@ from ink_tui.core.events import (
     RunKind,
     RunState,
     RunStopReason,
+    SubagentStopReason,
 )
 from ink_tui.core.messages import QueueMode, StopReason, UserKind
 
@@ -53,6 +54,8 @@ PUBLIC_EVENT_TYPES: Final = (
     "input_restored",
     "server_waiting",
     "jobs_update",
+    "subagent_start",
+    "subagent_end",
     "approval_request",
     "approval_resolved",
     "compaction_start",
@@ -77,6 +80,10 @@ class Envelope(TypedDict):
     seq: int
     # The run it belongs to ("run-1", ...), None between runs.
     run_id: str | None
+    # On every event of a sub-agent, and on no other: which one ("agent-1") and the id
+    # of the `task` call that started it. Its events carry the parent's `run_id`.
+    agent_id: NotRequired[str]
+    parent_call_id: NotRequired[str]
 
 
 # -- what events carry ----------------------------------------------------------------
@@ -328,6 +335,28 @@ class JobsUpdateEvent(Envelope):
     jobs: list[JobInfo]
 
 
+class SubagentStartEvent(Envelope):
+    """A `task` call started a sub-agent (`agent_id`, `parent_call_id`): not a run."""
+
+    type: Literal["subagent_start"]
+    description: str
+    prompt: str
+    depth: int
+    # The agent whose task call it is; None for the top-level agent.
+    parent_agent_id: str | None
+
+
+class SubagentEndEvent(Envelope):
+    type: Literal["subagent_end"]
+    stop_reason: SubagentStopReason
+    # What its task call returns to the parent.
+    result: str
+    error: str | None
+    usage: UsageInfo
+    turns: int
+    duration_s: float
+
+
 class ApprovalRequestEvent(Envelope):
     type: Literal["approval_request"]
     request_id: str
@@ -340,6 +369,8 @@ class ApprovalRequestEvent(Envelope):
     preview: str
     preview_note: str
     decisions: list[ApprovalDecision]
+    # A sub-agent's question: the description of its task (with its `agent_id`).
+    agent_description: NotRequired[str]
 
 
 class ApprovalResolvedEvent(Envelope):
@@ -410,6 +441,8 @@ PublicEvent = (
     | InputRestoredEvent
     | ServerWaitingEvent
     | JobsUpdateEvent
+    | SubagentStartEvent
+    | SubagentEndEvent
     | ApprovalRequestEvent
     | ApprovalResolvedEvent
     | CompactionStartEvent

@@ -22,6 +22,7 @@ it belongs to (None between runs). The names follow the seed (pi's runtime event
 | input_restored                 | same                           |
 | server_waiting                 | same (the server has been silent N s; `over` when bytes flow) |
 | jobs_update                    | same (processes commands left running) |
+| subagent_start / _end          | same (a `task` call's sub-agent began; ended, with its result) |
 | approval_request / _resolved   | same (a call waits for the user's yes; the answer) |
 | compaction_start / _end        | same (older conversation summarised to fit the window) |
 | error                          | the "run failed" notice        |
@@ -32,6 +33,11 @@ it belongs to (None between runs). The names follow the seed (pi's runtime event
 idle. A prompt may contain several runs (entries still queued when a run completes start
 runs of their own), each with `agent_start` / `agent_end`; `agent_settled` comes once, at
 the end of the last.
+
+A sub-agent's events (core events with an `agent_id`) carry `agent_id` and
+`parent_call_id`; top-level ones carry neither. A sub-agent has no agent_start,
+agent_end, state_change or agent_settled of its own (its retries get auto_retry_* only):
+its run is `subagent_start` .. `subagent_end`, inside the parent's run.
 
 Tool arguments and results pass through `redact`, which front ends that serve remote
 clients replace (the HTTP service masks secrets and reduces arguments); local front ends
@@ -70,6 +76,8 @@ from ink_tui.core.events import (
     RunStart,
     ServerWaiting,
     StateChange,
+    SubagentEnd,
+    SubagentStart,
     TextDelta,
     ThinkingDelta,
     ToolEnd,
@@ -193,8 +201,9 @@ class PublicProjection:
         self._redact_call = redact_call or (lambda call: call.arguments)
         self._redact_text = redact_text or (lambda text: text)
         self.state: PublicState = "idle"
-        # The attempt that failed and is being retried (its auto_retry_end is to come).
-        self._retrying: int | None = None
+        # The attempt that failed and is being retried (its auto_retry_end is to come),
+        # by agent (None: the top-level agent).
+        self._retrying: dict[str | None, int] = {}
         # How the last run ended (stop reason, error), for agent_settled.
         self._last_end: tuple[EndReason, str | None] | None = None
         # What the settle of an aborted or failed run handed back (text, count).
@@ -215,21 +224,30 @@ class PublicProjection:
         }
 
     def project(self, event: Event) -> list[PublicEvent]:
+        out = self._project(event)
+        agent_id = event.agent_id
+        if agent_id is not None:
+            for public in out:
+                public["agent_id"] = agent_id
+                public["parent_call_id"] = event.parent_call_id or ""
+        return out
+
+    def _project(self, event: Event) -> list[PublicEvent]:
         out: list[PublicEvent] = []
         emit = out.append
         run_id = event.run_id
+        agent = event.agent_id
 
         def head() -> pub.Envelope:
             return self._head(run_id)
 
-        if self._retrying is not None and _is_sign_of_life(event):
-            attempt = self._retrying + 1
+        if agent in self._retrying and _is_sign_of_life(event):
+            attempt = self._retrying.pop(agent) + 1
             emit(
                 pub.AutoRetryEndEvent(
                     type="auto_retry_end", **head(), success=True, attempt=attempt
                 )
             )
-            self._retrying = None
         text = self._redact_text
         match event:
             case RunStart():
@@ -321,14 +339,7 @@ class PublicProjection:
                     )
                 )
             case RunEnd():
-                if self._retrying is not None:
-                    attempt = self._retrying + 1
-                    emit(
-                        pub.AutoRetryEndEvent(
-                            type="auto_retry_end", **head(), success=False, attempt=attempt
-                        )
-                    )
-                    self._retrying = None
+                self._retry_failed(agent, emit, head)
                 stop: EndReason = event.stop_reason or "failed"
                 error = text(event.error) if event.error else None
                 self._last_end = (stop, error)
@@ -348,7 +359,7 @@ class PublicProjection:
                 self._on_state(event, emit, head)
             case InputRestored():
                 restored = text(event.text)
-                if self._last_end is not None:
+                if self._last_end is not None and agent is None:
                     # Handed back by the settle of an aborted or failed run.
                     self._restored.append((restored, event.count))
                 emit(
@@ -379,25 +390,57 @@ class PublicProjection:
                     for job in event.jobs
                 ]
                 emit(pub.JobsUpdateEvent(type="jobs_update", **head(), jobs=jobs))
-            case ApprovalRequest():
+            case SubagentStart():
                 emit(
-                    pub.ApprovalRequestEvent(
-                        type="approval_request",
+                    pub.SubagentStartEvent(
+                        type="subagent_start",
                         **head(),
-                        request_id=event.request_id,
-                        call_id=event.call.id,
-                        tool_name=event.call.name,
-                        arguments=self._redact_call(event.call),
-                        why=event.why,
-                        rule=event.rule,
-                        path=event.path,
-                        preview=text(event.preview),
-                        preview_note=text(event.preview_note),
-                        decisions=["allow", "session", "always", "deny"]
-                        if event.rule is not None
-                        else ["allow", "deny"],
+                        description=text(event.description),
+                        prompt=text(event.prompt),
+                        depth=event.depth,
+                        parent_agent_id=event.parent_agent_id,
                     )
                 )
+            case SubagentEnd():
+                self._retry_failed(agent, emit, head)
+                emit(
+                    pub.SubagentEndEvent(
+                        type="subagent_end",
+                        **head(),
+                        stop_reason=event.stop_reason,
+                        result=text(event.result),
+                        error=text(event.error) if event.error else None,
+                        usage=usage_dict(event.usage),
+                        turns=event.turns,
+                        duration_s=round(event.duration_s, 3),
+                    )
+                )
+            case ApprovalRequest():
+                # A literal, not `**head()`: the checker cannot tell an unpacked
+                # envelope lacks `agent_description` (as in `_retried_end`).
+                envelope = head()
+                asked: pub.ApprovalRequestEvent = {
+                    "type": "approval_request",
+                    "v": envelope["v"],
+                    "session_id": envelope["session_id"],
+                    "seq": envelope["seq"],
+                    "run_id": envelope["run_id"],
+                    "request_id": event.request_id,
+                    "call_id": event.call.id,
+                    "tool_name": event.call.name,
+                    "arguments": self._redact_call(event.call),
+                    "why": event.why,
+                    "rule": event.rule,
+                    "path": event.path,
+                    "preview": text(event.preview),
+                    "preview_note": text(event.preview_note),
+                    "decisions": ["allow", "session", "always", "deny"]
+                    if event.rule is not None
+                    else ["allow", "deny"],
+                }
+                if event.agent_description is not None:
+                    asked["agent_description"] = text(event.agent_description)
+                emit(asked)
             case ApprovalResolved():
                 emit(
                     pub.ApprovalResolvedEvent(
@@ -439,13 +482,15 @@ class PublicProjection:
             case Notice(kind="retry"):
                 data = event.data
                 reason = text(str(data.get("reason", "")))
-                self._retrying = int(data.get("attempt", 0))
-                emit(self._retried_end(run_id, reason))
+                retrying = self._retrying[agent] = int(data.get("attempt", 0))
+                if agent is None:
+                    # A sub-agent's attempt is no agent_end: it has no run of its own.
+                    emit(self._retried_end(run_id, reason))
                 emit(
                     pub.AutoRetryStartEvent(
                         type="auto_retry_start",
                         **head(),
-                        attempt=self._retrying + 1,
+                        attempt=retrying + 1,
                         max_attempts=int(data.get("max_attempts", 0)),
                         delay_s=round(float(data.get("delay", 0.0)), 3),
                         reason=reason,
@@ -470,6 +515,21 @@ class PublicProjection:
             case Notice():
                 emit(_notice(event, head(), text))
         return out
+
+    def _retry_failed(
+        self,
+        agent: str | None,
+        emit: Callable[[PublicEvent], None],
+        head: Callable[[], pub.Envelope],
+    ) -> None:
+        """The agent ended while an attempt was being retried: that retry failed."""
+        if agent in self._retrying:
+            attempt = self._retrying.pop(agent) + 1
+            emit(
+                pub.AutoRetryEndEvent(
+                    type="auto_retry_end", **head(), success=False, attempt=attempt
+                )
+            )
 
     def _retried_end(self, run_id: str | None, reason: str) -> pub.AgentEndEvent:
         # The envelope spelled out, not unpacked: agent_end has keys a retried attempt

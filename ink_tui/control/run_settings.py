@@ -30,3 +30,7 @@ class RunSettings:
     approval: str = "auto"
     # Rules that allow without asking ("bash:pytest", "edit"), from every config file.
     approval_allow: tuple[str, ...] = ()
+    # Sub-agents (`task` calls, control/subagents.py): how many of one reply run at
+    # once, and how deep they may nest (1: only the top-level agent starts them).
+    subagents_max_parallel: int = 4
+    subagents_max_depth: int = 1

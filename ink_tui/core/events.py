@@ -1,7 +1,9 @@
 """Run events: everything a front end sees, one dataclass each.
 
 `run_id` and `seq` are stamped on the way out (the controller sets the run id, the bus
-the sequence number), so code that makes an event never has to know either.
+the sequence number), so code that makes an event never has to know either. So are
+`agent_id` and `parent_call_id` for a sub-agent's events (control/subagents.py stamps
+them): the top-level agent's events leave both None.
 """
 
 from __future__ import annotations
@@ -34,6 +36,10 @@ class Event:
     type: ClassVar[str] = "event"
     run_id: str | None = None
     seq: int = 0
+    # Which sub-agent it came from ("agent-1") and the `task` call that started it;
+    # None for the top-level agent (and for the controller's own events).
+    agent_id: str | None = None
+    parent_call_id: str | None = None
 
     # Mutable and compared by value: unhashable, as `dataclass(eq=True)` makes it.
     __hash__ = None  # type: ignore[assignment]
@@ -194,6 +200,8 @@ class ApprovalRequest(Event):
     path: str | None = None
     preview: str = ""
     preview_note: str = ""
+    # A sub-agent's question: the description of its task (its `agent_id` says which).
+    agent_description: str | None = None
 
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
@@ -207,6 +215,41 @@ class ApprovalResolved(Event):
     decision: ApprovalDecision
     reason: str | None = None
     by: Literal["user", "interrupt"] = "user"
+
+
+SubagentStopReason = Literal["completed", "aborted", "stopped", "max_iterations", "failed"]
+
+
+@dataclass(slots=True, kw_only=True, repr=False, eq=False)
+class SubagentStart(Event):
+    """A `task` call started a sub-agent (its `agent_id` / `parent_call_id` are set).
+
+    Not a run of its own for front ends: the parent's run goes on around it, and only
+    the parent's run settles (after every sub-agent it started has ended)."""
+
+    type: ClassVar[str] = "subagent_start"
+    description: str
+    prompt: str
+    # 1 for a sub-agent of the top-level agent, 2 for one of its own, ...
+    depth: int = 1
+    # The agent whose `task` call it is: None for the top-level agent.
+    parent_agent_id: str | None = None
+
+
+@dataclass(slots=True, kw_only=True, repr=False, eq=False)
+class SubagentEnd(Event):
+    """A sub-agent ended; `result` is what its `task` call returns to the parent.
+
+    `stopped`: stopped on its own (`abort_agent`), the parent goes on; `aborted`: the
+    whole tree was interrupted; `failed`: it raised (`error` says why)."""
+
+    type: ClassVar[str] = "subagent_end"
+    stop_reason: SubagentStopReason
+    result: str
+    error: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    turns: int = 0
+    duration_s: float = 0.0
 
 
 @dataclass(slots=True, kw_only=True)

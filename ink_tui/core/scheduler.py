@@ -1,7 +1,8 @@
 """Running the tool calls of one model reply.
 
-Adjacent calls to concurrency-safe tools (read-only: read, ls, grep, find) form a group
-that runs at most `MAX_CONCURRENT` at a time; every other call runs alone, in order.
+Adjacent calls to concurrency-safe tools (read-only: read, ls, grep, find; and task)
+form a group that runs at most `MAX_CONCURRENT` at a time (task calls: at most the
+tool's `max_parallel`, in slots of their own); every other call runs alone, in order.
 
 Events, per the run-control contract:
 - `tool_start` for each call in call order, before validation;
@@ -28,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ink_tui.core.abort import AbortError, AbortSignal
 from ink_tui.core.events import Event, ToolEnd, ToolRunning, ToolSettled, ToolStart
@@ -58,7 +59,7 @@ def _abandoned(grace_s: float) -> ToolResult:
 async def run_tool(tool: Tool, call: ToolCall, ctx: ToolContext, grace_s: float) -> _Outcome:
     """Run one validated call; never raises except for cancellation of the caller."""
     started = time.monotonic()
-    task = asyncio.ensure_future(tool.execute(call.arguments, ctx))
+    task = asyncio.ensure_future(tool.execute(call.arguments, replace(ctx, call_id=call.id)))
     aborted = asyncio.ensure_future(ctx.signal.wait())
     try:
         await asyncio.wait({task, aborted}, return_when=asyncio.FIRST_COMPLETED)
@@ -203,7 +204,14 @@ class ToolScheduler:
         for call in group:
             self._emit(ToolStart(call=call, concurrent=True))
         outcomes: list[_Outcome | None] = [None] * len(group)
-        slots = asyncio.Semaphore(MAX_CONCURRENT)
+        shared = asyncio.Semaphore(MAX_CONCURRENT)
+        # A tool with `max_parallel` (task: a sub-agent each) takes slots of its own, so
+        # long calls of it never hold the read-only calls' slots.
+        own: dict[str, asyncio.Semaphore] = {}
+        for call in group:
+            limit = getattr(self._tools.get(call.name), "max_parallel", None)
+            if isinstance(limit, int) and call.name not in own:
+                own[call.name] = asyncio.Semaphore(max(1, limit))
 
         async def one(index: int, call: ToolCall) -> None:
             if self._ctx.before_tool:
@@ -211,7 +219,7 @@ class ToolScheduler:
                 if refused is not None:
                     outcomes[index] = _Outcome(refused)
                     return
-            async with slots:
+            async with own.get(call.name, shared):
                 if self.signal.aborted:
                     outcomes[index] = self._not_run()
                     return

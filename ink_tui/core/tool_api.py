@@ -43,6 +43,9 @@ class ToolContext:
     limits: ToolLimits = field(default_factory=ToolLimits)
     # Checked in order before each call runs; the first reason blocks it.
     before_tool: Sequence[BeforeTool] = ()
+    # The id of the call being executed (set by the scheduler for each call's own copy):
+    # a `task` call names the sub-agent's events after it.
+    call_id: str | None = None
 
 
 @dataclass(slots=True)
@@ -64,7 +67,9 @@ class Tool(Protocol):
     description: str
     # JSON schema of the arguments object.
     parameters: dict[str, Any]
-    # True for read-only tools that may run next to each other (read, ls, grep, find).
+    # True for tools whose calls may run next to each other (read, ls, grep, find;
+    # task). They share the scheduler's slots, unless the tool has a `max_parallel`
+    # attribute (an int, read with getattr): its calls then take slots of their own.
     concurrency_safe: bool
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...

@@ -26,6 +26,7 @@ _MAIN_ARGUMENT = {
     "bash": "command",
     "grep": "pattern",
     "find": "pattern",
+    "task": "description",
 }
 
 # Tools whose path argument may be left out, meaning the workspace.

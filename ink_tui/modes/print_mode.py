@@ -59,6 +59,8 @@ class PrintRenderer:
         self._last_waiting_s = 0.0
 
     def __call__(self, event: Event) -> None:
+        if event.agent_id is not None:
+            return  # stdout is the main agent's answer; a task call's summary says the rest
         if isinstance(event, TextDelta):
             if event.text:
                 if self._reply_ended:

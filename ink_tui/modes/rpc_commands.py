@@ -120,13 +120,33 @@ async def prompt(host: SessionHost, command: dict[str, Any]) -> Any:
 
 
 async def steer(host: SessionHost, command: dict[str, Any]) -> Any:
-    entry = host.session.steer(_text(command, "message"))
-    return {"queued": asdict(entry)} if entry is not None else {"started": True}
+    """With `agent_id`: for that running sub-agent (an error, nothing queued, if it is
+    not running: the caller still has its message)."""
+    agent_id = _optional_text(command, "agent_id")
+    entry = host.session.steer(_text(command, "message"), agent_id)
+    return _delivered(entry, agent_id)
 
 
 async def follow_up(host: SessionHost, command: dict[str, Any]) -> Any:
-    entry = host.session.follow_up(_text(command, "message"))
-    return {"queued": asdict(entry)} if entry is not None else {"started": True}
+    agent_id = _optional_text(command, "agent_id")
+    entry = host.session.follow_up(_text(command, "message"), agent_id)
+    return _delivered(entry, agent_id)
+
+
+def _delivered(entry: Any, agent_id: str | None) -> dict[str, Any]:
+    if entry is None:
+        return {"started": True}
+    return {"queued": asdict(entry), **({"agent_id": agent_id} if agent_id else {})}
+
+
+async def abort_agent(host: SessionHost, command: dict[str, Any]) -> Any:
+    """Stop one sub-agent; answers once it has ended (the run goes on)."""
+    stopped = await host.session.abort_agent(_text(command, "agent_id"))
+    return asdict(stopped)
+
+
+async def get_agents(host: SessionHost, command: dict[str, Any]) -> Any:
+    return {"agents": host.session.agents}
 
 
 async def abort(host: SessionHost, command: dict[str, Any]) -> Any:
@@ -308,9 +328,11 @@ async def get_commands(host: SessionHost, command: dict[str, Any]) -> Any:
 
 COMMANDS = (
     Command("prompt", "start a run; busy: queue it with deliver_as, else an error", prompt),
-    Command("steer", "queue a correction for the next model call", steer),
-    Command("follow_up", "queue a task for when the model would stop", follow_up),
-    Command("abort", "abort the run; answers once it has settled", abort),
+    Command("steer", "queue a correction for the next model call (agent_id: a sub-agent's)", steer),
+    Command("follow_up", "queue a task for when the model would stop (agent_id: ...)", follow_up),
+    Command("abort", "abort the run (every sub-agent too); answers once it has settled", abort),
+    Command("abort_agent", "stop one sub-agent; answers once it has ended", abort_agent),
+    Command("get_agents", "the running sub-agents", get_agents),
     Command("bash", "run a shell line without the model (a `!` line)", bash),
     Command("approve", "answer an approval_request: allow | session | always | deny", approve),
     Command("set_approval", "the approval policy: ask | edits | auto", set_approval),

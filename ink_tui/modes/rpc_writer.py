@@ -91,7 +91,8 @@ def _unwritable(obj: Mapping[str, Any], error: BaseException) -> dict[str, Any]:
 
 
 class _Delta:
-    """`message_update` events of one run and kind, merged while the reader is behind."""
+    """`message_update` events of one run, agent and kind, merged while the reader is
+    behind."""
 
     __slots__ = ("event", "key", "seq", "seq_first", "size", "texts")
 
@@ -173,7 +174,8 @@ def _delta_key(obj: Mapping[str, Any]) -> tuple[Any, ...] | None:
     delta = obj.get("delta")
     if not isinstance(delta, Mapping) or not isinstance(delta.get("text"), str):
         return None
-    return (obj.get("session_id"), obj.get("run_id"), delta.get("type"))
+    # A sub-agent's deltas never merge into another agent's.
+    return (obj.get("session_id"), obj.get("run_id"), obj.get("agent_id"), delta.get("type"))
 
 
 class LineWriter:

@@ -145,6 +145,8 @@ class Config:
             pass_env=cast(tuple[str, ...], self.value("tools.pass_env")),
             approval=str(self.value("approval.policy")),
             approval_allow=self.approval_rules(),
+            subagents_max_parallel=cast(int, self.value("subagents.max_parallel")),
+            subagents_max_depth=cast(int, self.value("subagents.max_depth")),
         )
 
     def approval_rules(self) -> tuple[str, ...]:

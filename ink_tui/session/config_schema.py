@@ -168,6 +168,20 @@ SETTINGS: tuple[KeySpec, ...] = (
         "rules that allow without asking: 'edit', 'write', 'bash:pytest' (every file's add up)",
         item_check=parse_rule,
     ),
+    KeySpec(
+        "subagents.max_parallel",
+        "integer",
+        4,
+        "task calls of one reply that run at once (a sub-agent each)",
+        minimum=1,
+    ),
+    KeySpec(
+        "subagents.max_depth",
+        "integer",
+        1,
+        "how deep sub-agents nest: 1 lets only the main agent start them, 0 offers no task tool",
+        minimum=0,
+    ),
 )
 SETTINGS_BY_NAME = {spec.name: spec for spec in SETTINGS}
 
@@ -208,7 +222,7 @@ KEY_ACTIONS: dict[str, tuple[str, str]] = {
 }
 
 # Top-level names a file may use: plain settings and the tables.
-TABLES = ("tools", "providers", "keys", "approval", "context_windows", "prices")
+TABLES = ("tools", "providers", "keys", "approval", "subagents", "context_windows", "prices")
 # `[context_windows]`: model name ("qwen3" or "local/qwen3") -> tokens, at least this.
 MIN_CONTEXT_WINDOW = 1024
 # `[prices]`: model name -> `{ input = 3.0, output = 15.0, cache_read = 0.3 }`, dollars

@@ -52,7 +52,9 @@ class SessionRecorder:
         self._run_kinds: dict[str | None, RunKind] = {}
 
     def __call__(self, event: Event) -> None:
-        if self.writer.closed:
+        if self.writer.closed or event.agent_id is not None:
+            # A sub-agent's history is its own: the parent's file records its task call
+            # and that call's result only.
             return
         if isinstance(event, RunStart):
             self._run_kinds[event.run_id] = event.kind
