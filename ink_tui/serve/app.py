@@ -32,6 +32,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ink_tui.serve import (
+    routes_agents,
     routes_approvals,
     routes_events,
     routes_messages,
@@ -105,6 +106,7 @@ def build_app(
         *routes_sessions.routes,
         *routes_messages.routes,
         *routes_queue.routes,
+        *routes_agents.routes,
         *routes_approvals.routes,
         *routes_events.routes,
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
