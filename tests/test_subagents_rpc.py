@@ -4,6 +4,8 @@ requests may arrive in any order), and gates hold a sub-agent's stream open."""
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
 from collections import deque
 from collections.abc import AsyncIterator
@@ -339,3 +341,32 @@ async def test_a_subagents_approval_question_names_it_and_its_task(
     assert settled["stop_reason"] == "completed"
     second = requests_of(server, "PROMPT-A")[-1]
     assert "from-a" in str(tool_results(second))
+
+
+async def test_a_subagents_conversation_is_recorded_apart_from_the_parents(
+    ink: RpcClient, server: ScriptedServer
+) -> None:
+    answer_subagents(server, {"SUB-PROMPT": [text_reply("the sub-agent's answer")]})
+    server.push(tool_reply([task("look", "SUB-PROMPT", "call_t")]), text_reply("top answer"))
+    await ink.command("prompt", message="go")
+    await ink.wait_settled()
+    state = await ink.command("get_state")
+    # Closing the session (a new one) writes its file out; then it is resumed.
+    await ink.command("new_session")
+    resumed = await ink.command("switch_session", session_id=state["session_id"])
+    assert resumed["message_count"] == 4
+    messages = (await ink.command("get_messages"))["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
+    assert messages[2]["content"] == "the sub-agent's answer"
+    assert "SUB-PROMPT" not in [m.get("content") for m in messages]
+    text = await asyncio.to_thread(Path(state["session_file"]).read_text)
+    lines = [json.loads(line) for line in text.splitlines()]
+    (sub,) = [line for line in lines if line["type"] == "subagent"]
+    assert sub["parent_call_id"] == "call_t" and sub["description"] == "look"
+    assert sub["stop_reason"] == "completed"
+    assert [(e["type"], e.get("content", e.get("text"))) for e in sub["entries"]] == [
+        ("user", "SUB-PROMPT"),
+        ("assistant", "the sub-agent's answer"),
+    ]
+    warnings = [e for e in ink.seen if e["type"] == "notice" and e["level"] == "warning"]
+    assert warnings == []

@@ -271,6 +271,8 @@ class Subagents:
             usage=agent.usage,
             turns=turns,
             duration_s=time.monotonic() - agent.started,
+            description=agent.description,
+            messages=list(agent.history),
         )
         agent.emit(end)
         agent.done = True

@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Literal
 
 from ink_tui.core.messages import (
     AssistantMessage,
+    Message,
     QueueMode,
     ToolCall,
     ToolResultMessage,
@@ -250,6 +251,9 @@ class SubagentEnd(Event):
     usage: Usage = field(default_factory=Usage)
     turns: int = 0
     duration_s: float = 0.0
+    description: str = ""
+    # Its whole conversation, for the session file (not shown in the repr: long).
+    messages: list[Message] = field(default_factory=list, repr=False)
 
 
 @dataclass(slots=True, kw_only=True)

@@ -93,6 +93,19 @@ class CompactionEntry:
     tokens_after: int = 0
 
 
+@dataclass(slots=True)
+class SubagentEntry:
+    """A sub-agent's whole conversation (a `task` call's), written when it ended. Not part
+    of the parent's history: the parent has the call and its result; this is for the
+    transcript (shown folded under the task row)."""
+
+    agent_id: str
+    parent_call_id: str
+    description: str
+    stop_reason: str
+    entries: list[UserEntry | AssistantEntry | ToolResultEntry] = field(default_factory=list)
+
+
 Entry = (
     UserEntry
     | AssistantEntry
@@ -101,6 +114,7 @@ Entry = (
     | InterruptEntry
     | ErrorEntry
     | CompactionEntry
+    | SubagentEntry
 )
 
 _USER_KINDS: tuple[str, ...] = get_args(UserKind)
@@ -158,6 +172,15 @@ def encode_entry(entry: Entry) -> dict[str, Any]:
             return {"type": "interrupt"}
         case ErrorEntry(text=text):
             return {"type": "error", "text": text}
+        case SubagentEntry():
+            return {
+                "type": "subagent",
+                "agent_id": entry.agent_id,
+                "parent_call_id": entry.parent_call_id,
+                "description": entry.description,
+                "stop_reason": entry.stop_reason,
+                "entries": [encode_entry(e) for e in entry.entries],
+            }
         case CompactionEntry():
             return {
                 "type": "compaction",
@@ -274,6 +297,8 @@ def decode_entry(obj: Any) -> Entry:
             return ErrorEntry(fields.get("text", str))
         case "compaction":
             return _decode_compaction(fields)
+        case "subagent":
+            return _decode_subagent(fields)
         case "header":
             raise EntryError("a second header in the middle of the session")
     raise UnknownEntryType(f"unknown entry type {kind!r}")
@@ -308,6 +333,22 @@ def _decode_thinking_block(raw: Any, index: int) -> ThinkingBlock:
         text=fields.get("text", str),
         signature=fields.optional("signature", str, ""),
         redacted=fields.optional("redacted", bool, False),
+    )
+
+
+def _decode_subagent(fields: _Fields) -> SubagentEntry:
+    entries: list[UserEntry | AssistantEntry | ToolResultEntry] = []
+    for index, raw in enumerate(fields.get("entries", list)):
+        entry = decode_entry(raw)
+        if not isinstance(entry, UserEntry | AssistantEntry | ToolResultEntry):
+            raise EntryError(f"the 'subagent' entry's entries[{index}] is not a message")
+        entries.append(entry)
+    return SubagentEntry(
+        agent_id=fields.get("agent_id", str),
+        parent_call_id=fields.get("parent_call_id", str),
+        description=fields.get("description", str),
+        stop_reason=fields.get("stop_reason", str),
+        entries=entries,
     )
 
 

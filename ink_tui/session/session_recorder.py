@@ -9,6 +9,8 @@ It turns run events into session entries (see `session_writer` for the file form
 - `CompactionEnd` (done): a compaction entry with the summary and the range it replaced;
 - `RunEnd`: aborted -> an interrupt entry; failed (no stop reason) -> an error entry;
 - `TurnEnd` and `RunEnd`: fsync, so a finished turn survives even a power cut;
+- `SubagentEnd`: a `subagent` entry with that sub-agent's whole conversation (nothing
+  else of a sub-agent is recorded: it is not the parent's history);
 - `StateChange` to "exited": wait until everything recorded is in the file (below).
 
 The writer does its disk work on its own thread, so none of this waits for the disk on
@@ -33,12 +35,19 @@ from ink_tui.core.events import (
     RunKind,
     RunStart,
     StateChange,
+    SubagentEnd,
     ToolEnd,
     TurnEnd,
     UserMessageEvent,
 )
-from ink_tui.core.messages import UserMessage
-from ink_tui.session.entries import CompactionEntry
+from ink_tui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
+from ink_tui.session.entries import (
+    AssistantEntry,
+    CompactionEntry,
+    SubagentEntry,
+    ToolResultEntry,
+    UserEntry,
+)
 
 if TYPE_CHECKING:
     from ink_tui.session.session_writer import SessionWriter
@@ -52,9 +61,13 @@ class SessionRecorder:
         self._run_kinds: dict[str | None, RunKind] = {}
 
     def __call__(self, event: Event) -> None:
-        if self.writer.closed or event.agent_id is not None:
-            # A sub-agent's history is its own: the parent's file records its task call
-            # and that call's result only.
+        if self.writer.closed:
+            return
+        if event.agent_id is not None:
+            # A sub-agent's history is not the parent's: one `subagent` entry at its end
+            # holds it (for the transcript); the parent's has its task call and result.
+            if isinstance(event, SubagentEnd):
+                self.writer.record_subagent(subagent_entry(event))
             return
         if isinstance(event, RunStart):
             self._run_kinds[event.run_id] = event.kind
@@ -104,3 +117,21 @@ class SessionRecorder:
                 self.writer.sync()
             case StateChange(state="exited"):
                 self.writer.drain()
+
+
+def subagent_entry(end: SubagentEnd) -> SubagentEntry:
+    entries: list[UserEntry | AssistantEntry | ToolResultEntry] = []
+    for message in end.messages:
+        if isinstance(message, AssistantMessage):
+            entries.append(AssistantEntry(message))
+        elif isinstance(message, ToolResultMessage):
+            entries.append(ToolResultEntry(message))
+        elif isinstance(message, UserMessage):
+            entries.append(UserEntry(message))
+    return SubagentEntry(
+        agent_id=end.agent_id or "",
+        parent_call_id=end.parent_call_id or "",
+        description=end.description,
+        stop_reason=end.stop_reason,
+        entries=entries,
+    )

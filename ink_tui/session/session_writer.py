@@ -20,6 +20,10 @@ File format (version 1). UTF-8, one JSON object per line, each line ending in "\
     {"type": "error", "text": "..."}
     {"type": "compaction", "summary": "...", "first": 0, "end": 12,
      "reason": "threshold" | "manual" | "overflow", "tokens_before", "tokens_after"}
+    {"type": "subagent", "agent_id": "agent-1", "parent_call_id": "call_1",
+     "description": "...", "stop_reason": "completed" | "stopped" | ...,
+     "entries": [user, assistant and tool_result objects as above]}
+       (a `task` call's sub-agent, written when it ended; not part of the history)
 
 - Every line is strict JSON (RFC 8259): a float that is not finite (a model's `NaN` in
   tool arguments) is written as the string `"NaN"`, `"Infinity"` or `"-Infinity"`, so
@@ -82,6 +86,7 @@ from ink_tui.session.entries import (
     InterruptEntry,
     ModelChangeEntry,
     SessionHeader,
+    SubagentEntry,
     ToolResultEntry,
     UserEntry,
     encode_entry,
@@ -268,6 +273,9 @@ class SessionWriter:
         self.append(ErrorEntry(text))
 
     def record_compaction(self, entry: CompactionEntry) -> None:
+        self.append(entry)
+
+    def record_subagent(self, entry: SubagentEntry) -> None:
         self.append(entry)
 
     def sync(self) -> None:
