@@ -80,7 +80,7 @@ class SessionBinding:
     # -- pending input -----------------------------------------------------------------
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, QueueUpdate):
+        if isinstance(event, QueueUpdate) and event.agent_id is None:
             # Only the user's own: after a crash they go back into the editor, where an
             # extension's words would pass for the user's.
             self._entries = [e for e in event.entries if e.source == "user"]

@@ -104,6 +104,8 @@ class ActivityPanel(Static):
         self.waiting_since = None
 
     def _on_event(self, event: Event) -> None:
+        if event.agent_id is not None:
+            return  # a sub-agent's tools are its task's, not rows of the parent's run
         if isinstance(event, RunStart):
             self.rows.clear()
             self.asking.clear()

@@ -262,7 +262,13 @@ class ApprovalQuestion(Vertical, can_focus=True):
         self.remove_class("-reason", "-answering")
         self.query_one("#approval-reason", Input).value = ""
         self.query_one("#approval-call", Static).update(self._call_line())
-        self.query_one("#approval-why", Static).update(sentence(f"Allow this? {request.why}"))
+        asker = (
+            f"The sub-agent for “{request.agent_description}” asks. "
+            if request.agent_id is not None and request.agent_description
+            else ""
+        )
+        why = sentence(f"Allow this? {request.why}")
+        self.query_one("#approval-why", Static).update(asker + why)
         preview = self.query_one("#approval-preview", Static)
         lines = _preview_lines(request)
         preview.display = bool(lines)

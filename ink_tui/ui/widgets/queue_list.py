@@ -134,7 +134,7 @@ class QueueList(Vertical, can_focus=True):
         self._unsubscribe()
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, QueueUpdate):
+        if isinstance(event, QueueUpdate) and event.agent_id is None:
             self.paused = event.paused
             self.show_entries(event.entries)
 

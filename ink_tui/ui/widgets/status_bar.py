@@ -150,7 +150,8 @@ class StatusBar(Static):
             self.asking.discard(cast("ApprovalResolved", event).request_id)
         elif kind == "jobs_update":
             self.jobs = len(cast("JobsUpdate", event).jobs)
-        elif kind == "context_usage":
+        elif kind == "context_usage" and event.agent_id is None:
+            # A sub-agent's context is its own; its tokens still count (message_end).
             context = cast("ContextUsage", event)
             self.context_tokens = context.tokens
             self.context_window = context.context_window

@@ -26,6 +26,10 @@ class TranscriptSubscriber:
         self._show: Callable[[Event], None] | None = None
 
     def __call__(self, event: Event) -> None:
+        if event.agent_id is not None:
+            # A sub-agent's events are not the conversation's: its task call's row and
+            # result are (the seed's rule: no sub-agent deltas among the parent's).
+            return
         show = self._show
         if show is None:
             from ink_tui.ui.widgets.transcript_events import show_event
