@@ -155,13 +155,6 @@ def test_the_pill_names_the_connection_and_the_demo_model_is_named_apart(
 # -- the "new output" button -----------------------------------------------------------
 
 
-def _box(page: Page, selector: str) -> Any:
-    found = page.locator(selector)
-    if found.count() == 0 or not found.first.is_visible():
-        return None
-    return found.first.bounding_box()
-
-
 def _overlap(a: Any, b: Any) -> bool:
     return (
         a["x"] < b["x"] + b["width"]
@@ -217,21 +210,26 @@ def test_the_new_output_button_stays_inside_the_transcript(
         SHOTS.mkdir(parents=True, exist_ok=True)
         (SHOTS / shot.name).write_bytes(shot.read_bytes())
 
-        # Both boxes from one layout: the run goes on meanwhile (the queue, the activity
-        # line), and two separate reads can straddle a change of the page's height.
-        button, transcript = page.evaluate(
-            """() => ["#jump", "#transcript"].map((sel) => {
-                const r = document.querySelector(sel).getBoundingClientRect();
+        # Every box from one layout: the run goes on meanwhile (the activity line grows
+        # to two rows, the queue changes), and reads one by one can straddle a change.
+        others = ("#queue", ".queue-head", "#composer", "#activity", "#question", "#hints")
+        boxes = page.evaluate(
+            """(selectors) => selectors.map((sel) => {
+                const el = document.querySelector(sel);
+                if (!el || el.hidden || !el.getClientRects().length) return null;
+                const r = el.getBoundingClientRect();
+                if (!r.width || !r.height) return null;
                 return {x: r.x, y: r.y, width: r.width, height: r.height};
-            })"""
+            })""",
+            ["#jump", "#transcript", *others],
         )
+        button, transcript = boxes[0], boxes[1]
         assert button and transcript
         assert transcript["y"] <= button["y"]
         assert button["y"] + button["height"] <= transcript["y"] + transcript["height"]
         assert transcript["x"] <= button["x"]
         assert button["x"] + button["width"] <= transcript["x"] + transcript["width"]
-        for other in ("#queue", ".queue-head", "#composer", "#activity", "#question", "#hints"):
-            found = _box(page, other)
+        for other, found in zip(others, boxes[2:], strict=True):
             assert found is None or not _overlap(button, found), f"the button covers {other}"
         # It still does its job: a click goes to the end and it goes away.
         jump.click()
