@@ -303,8 +303,11 @@ async def test_idle_ctrl_c_clears_then_warns_then_quits(
 
 
 async def test_idle_ctrl_c_copies_selected_transcript_text_and_keeps_the_draft(
-    server: ScriptedServer, workspace: Path
+    server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # No clipboard tool: the copy goes by OSC 52, which is what `app.clipboard` records
+    # (with a tool: tests/test_copy_selection.py).
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
     server.push(text_reply("Copy these words please."))
     app, _ = make_app(server, workspace)
     async with app.run_test(size=SIZE) as pilot:

@@ -1,4 +1,5 @@
-"""/copy: to the system clipboard through a tool when there is one, else OSC 52.
+"""Copying (/copy, and Ctrl+C on a selection): to the system clipboard through a tool
+when there is one, else OSC 52.
 
 A clipboard tool on PATH (wl-copy, xclip, xsel, pbcopy) says whether it worked: its
 exit status. OSC 52 asks the terminal to set its clipboard, and nothing comes back, so
@@ -88,6 +89,20 @@ def copy_message(what: str, outcome: CopyOutcome, env: Mapping[str, str] | None 
         message += (
             "\nUnder tmux, set `set -g set-clipboard on` (in ~/.tmux.conf) to let it through."
         )
+    if outcome.failed:
+        message += f" ({outcome.failed})"
+    return message
+
+
+def copy_flash(what: str, outcome: CopyOutcome, env: Mapping[str, str] | None = None) -> str:
+    """The one line the hint row shows after Ctrl+C copied a selection: what it did, as
+    `copy_message` says it at more length."""
+    env = os.environ if env is None else env
+    if outcome.tool is not None:
+        return f"Copied {what} (via {outcome.tool})"
+    message = f"Sent {what} to the terminal (OSC 52)"
+    if env.get("TMUX"):
+        message += "; under tmux it needs `set -g set-clipboard on`"
     if outcome.failed:
         message += f" ({outcome.failed})"
     return message

@@ -6,7 +6,8 @@
 3. A second press within `DOUBLE_PRESS_S` of the one that aborted a run quits with
    status 130, even if the run settled in between; the hint row says so for as long as
    that holds (`settled`).
-4. Idle with text selected in the transcript: the selection is copied.
+4. Idle with text selected in the transcript: the selection is copied, as /copy copies
+   (`ui/clipboard.py`), and the hint row says how.
 5. Idle with text in the input: the input is cleared, and the text is kept one key away:
    it becomes the newest history entry, and the hint row says "Cleared; press Up to
    bring it back". Clearing arms no quitting, so the next press cannot quit.
@@ -36,6 +37,8 @@ DOUBLE_PRESS_S = 0.5
 CLEARED_HINT = "Cleared; press Up to bring it back"
 CLEARED_HINT_S = 5.0
 QUIT_HINT = "Press Ctrl+C again to quit"
+# How long the hint row says what a copy of the selection did (it may name tmux's fix).
+COPY_HINT_S = 4.0
 
 
 class CtrlCPolicy:
@@ -80,9 +83,14 @@ class CtrlCPolicy:
             return
         selected = app.screen.get_selected_text()
         if selected:
-            app.copy_to_clipboard(selected)
+            from ink_tui.ui.clipboard import copy_flash, copy_text
+
+            # As /copy: a clipboard tool when there is one, else OSC 52, which nothing
+            # confirms (under tmux's default it goes nowhere), so it is never "copied".
+            copied = copy_text(selected, app.copy_to_clipboard)
             app.screen.clear_selection()
-            app.query_one(HintRow).flash(f"Copied {len(selected)} characters", 2.0)
+            message = copy_flash(f"{len(selected)} characters", copied)
+            app.query_one(HintRow).flash(message, COPY_HINT_S)
             return
         text = app.prompt.text
         if app.prompt.clear_input():
