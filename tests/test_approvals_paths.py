@@ -313,6 +313,43 @@ def test_the_app_asks_before_writing_the_user_extension_folder_at_home(
         app.close()
 
 
+def test_the_app_asks_about_a_symlink_path_and_allow_writes_where_it_leads(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    """The issue's first path in the real app: the question names the file the write
+    really opens, nothing is written while it waits, and Ctrl+G then y writes that file
+    only (not the one above the workspace that the text names)."""
+    victim = symlinked(workspace)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in print_env(server).items() if not k.startswith("XDG_")}
+    env.update(HOME=str(home), INK_APPROVAL="edits")
+    server.push(
+        tool_reply([("write", {"path": "a/../../escaped.txt", "content": "out\n"})]),
+        text_reply("wrote it"),
+    )
+    args = ["--base-url", server.base_url, "--model", "m"]
+    app = PtyInk(args, cwd=workspace, env=env, size=(200, 40))
+    try:
+        app.wait_for("idle")
+        app.send(b"write it\r")
+        app.wait_for("comes after a symlink, so it really")
+        screen = app.text()
+        assert "a/../../escaped.txt writes outside the workspace" in screen
+        assert "writes escaped.txt." in screen
+        assert_nothing_written(workspace, victim)
+        # Ctrl+G (BEL) then y: allowed once.
+        app.send(b"\x07")
+        app.wait_for("y/n or ←/→ and Enter to answer")
+        mark = app.mark()
+        app.send(b"y")
+        app.wait_for("wrote it", since=mark)
+        assert (workspace / "escaped.txt").read_text() == "out\n"
+        assert_nothing_written(workspace, victim, allowed=workspace / "escaped.txt")
+    finally:
+        app.close()
+
+
 # -- the protected list is the loaders' folders --------------------------------------------
 
 

@@ -80,6 +80,8 @@ async def test_a_command_waits_for_the_answer_and_allow_runs_it_once(
             # Waiting: nothing ran, and the state holds the question (a reloaded page).
             state = await srv.state(sid)
             assert state["busy"] and state["approvals_open"] == [request_id]
+            # Said as waiting, as RPC's get_state says it (a page shows the words).
+            assert state["waiting"] == "approval"
             assert [q["request_id"] for q in state["approvals"]] == [request_id]
             assert state["approvals"][0]["arguments"]["command"] == command
             assert not (workspace / "marker.txt").exists()
@@ -109,6 +111,7 @@ async def test_a_command_waits_for_the_answer_and_allow_runs_it_once(
     resolved = of(events, "approval_resolved")
     assert [(r["decision"], r["by"]) for r in resolved] == [("allow", "user")]
     assert state["approvals"] == [] and state["approvals_open"] == []
+    assert state["waiting"] is None
     assert "command" not in str(of(events, "tool_execution_end"))
 
 
