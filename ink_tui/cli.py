@@ -59,8 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["ask", "edits", "auto"],
         default=None,
         help=(
-            "ask before bash/write/edit (ask, the default), only before bash and outside "
-            "the workspace (edits), or never (auto); print mode refuses what would ask"
+            "ask before bash/write/edit (ask, the default), only before bash and writes "
+            "outside the workspace or into protected places (edits), or never (auto); "
+            "print mode refuses what would ask"
         ),
     )
     parser.add_argument(

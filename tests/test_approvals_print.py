@@ -56,3 +56,15 @@ def test_a_rule_in_a_trusted_workspace_config_allows_it(
     assert (workspace / "made").exists()
     assert (workspace / "sum.py").exists()  # `rm` is not covered by the rule
     assert "✗ bash rm sum.py: Not run: needs approval" in done.stderr
+
+
+def test_the_approval_flag_and_setting_say_edits_asks_for_protected_places() -> None:
+    """`ink --help` and the setting's description say what docs/approvals.md says:
+    `edits` asks for writes outside the workspace and into protected places."""
+    from ink_tui.cli import build_parser
+    from ink_tui.session.config_schema import SETTINGS_BY_NAME
+
+    said = "only before bash and writes outside the workspace or into protected places (edits)"
+    shown = " ".join(build_parser().format_help().split())
+    assert said in shown
+    assert said in SETTINGS_BY_NAME["approval.policy"].doc

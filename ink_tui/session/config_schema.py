@@ -155,8 +155,9 @@ SETTINGS: tuple[KeySpec, ...] = (
         "approval.policy",
         "choice",
         "ask",
-        "ask before bash/write/edit (ask), only before bash and outside the workspace "
-        "(edits), or never (auto); programs (RPC, API) use auto unless it is set",
+        "ask before bash/write/edit (ask), only before bash and writes outside the "
+        "workspace or into protected places (edits), or never (auto); programs (RPC, API) "
+        "use auto unless it is set",
         choices=APPROVAL_POLICIES,
         env="INK_APPROVAL",
         flag="approval",
