@@ -7,8 +7,8 @@ user's abort is final. Counts of events, never seconds."""
 
 from __future__ import annotations
 
+import asyncio
 import json
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -18,24 +18,14 @@ import pytest
 from ink_tui.extensions.budget import MAX_CALLS_PER_SECOND, MAX_TURNS_PER_PROMPT
 from ink_tui.rpc_client import RpcClient
 from tests.extension_helpers import write_extension
+from tests.rpc_process import isolated_env, run_rpc, spawn_rpc
 from tests.run_helpers import wait_gate
 from tests.scripted_server import Gate, ScriptedServer, text_reply, tool_reply
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("INK_", "OPENAI_", "XDG_")) and k != "HOME"
-    }
-    clean.update(
-        HOME=str(tmp_path / "home"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-    )
-    return clean
+    return isolated_env(tmp_path)
 
 
 @pytest.fixture
@@ -49,9 +39,7 @@ async def spawn(server: ScriptedServer, workspace: Path, env: dict[str, str]) ->
     clients: list[RpcClient] = []
 
     async def start(*flags: str) -> RpcClient:
-        args = ["--base-url", server.base_url, "--model", "scripted-model", "--api-key", "k"]
-        args += flags
-        client = await RpcClient.spawn(args, cwd=workspace, env=env)
+        client = await spawn_rpc(server, workspace, env, *flags)
         clients.append(client)
         return client
 
@@ -247,22 +235,11 @@ async def test_a_second_extension_of_the_same_name_is_a_failure_in_get_state(
 async def test_rpc_names_a_load_failure_on_stderr(
     server: ScriptedServer, workspace: Path, env: dict[str, str], extensions: Path
 ) -> None:
-    import asyncio
-    import sys
-
     write_extension(extensions, "broken", "def setup(ink):\n    raise ValueError('no key')\n")
-    process = await asyncio.create_subprocess_exec(
-        *[sys.executable, "-m", "ink_tui", "--mode", "rpc", "--base-url", server.base_url],
-        cwd=workspace,
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
-    out, err = await asyncio.wait_for(process.communicate(b""), 60)
-    assert process.returncode == 0
-    assert "broken.py was not loaded: ValueError: no key" in err.decode()
-    events = [json.loads(line) for line in out.decode().splitlines()]
+    done = await asyncio.to_thread(run_rpc, ["--base-url", server.base_url], workspace, env)
+    assert done.returncode == 0
+    assert "broken.py was not loaded: ValueError: no key" in done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
     assert [e["type"] for e in events] == ["extension_error", "notice"]  # its notice follows
     assert events[0]["error"] == "ValueError: no key"
 

@@ -6,7 +6,6 @@ extensions always load; `--trust-extensions` loads without storing anything."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ import pytest
 
 from ink_tui.extensions.trust import TrustStore
 from tests.extension_helpers import marked, user_messages, write_extension
+from tests.rpc_process import isolated_env, run_rpc
 from tests.scripted_server import ScriptedServer, text_reply
 
 RULE = """
@@ -26,18 +26,7 @@ def setup(ink):
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("INK_", "OPENAI_", "XDG_")) and k != "HOME"
-    }
-    clean.update(
-        HOME=str(tmp_path / "home"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-    )
-    return clean
+    return isolated_env(tmp_path)
 
 
 def trust_file(env: dict[str, str]) -> Path:
@@ -147,15 +136,8 @@ def test_rpc_mode_skips_untrusted_project_extensions_and_lists_loaded_commands(
 ) -> None:
     write_extension(project_dir(workspace), "house", rule("house"))
     write_extension(Path(env["XDG_CONFIG_HOME"]) / "ink" / "extensions", "mine", rule("mine"))
-    done = subprocess.run(
-        [sys.executable, "-m", "ink_tui", "--mode", "rpc", "--base-url", server.base_url],
-        cwd=workspace,
-        env=env,
-        input='{"type": "get_commands", "id": "1"}\n',
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    command = '{"type": "get_commands", "id": "1"}\n'
+    done = run_rpc(["--base-url", server.base_url], workspace, env, command)
     assert done.returncode == 0, done.stderr
     [response] = [json.loads(line) for line in done.stdout.splitlines()]
     slash = [c for c in response["data"]["commands"] if c.get("source") == "extension"]

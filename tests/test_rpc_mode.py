@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -15,32 +14,21 @@ import pytest
 
 from ink_tui.rpc_client import RpcClient, RpcError
 from tests.process_markers import new_marker, wait_gone
+from tests.rpc_process import isolated_env, rpc_argv, scripted_args, spawn_rpc
 from tests.run_helpers import user_texts, wait_gate
 from tests.scripted_server import Gate, ScriptedServer, error_reply, text_reply, tool_reply
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("INK_", "OPENAI_", "XDG_")) and k != "HOME"
-    }
-    clean.update(
-        HOME=str(tmp_path / "home"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-    )
-    return clean
+    return isolated_env(tmp_path)
 
 
 @pytest.fixture
 async def ink(
     server: ScriptedServer, workspace: Path, env: dict[str, str]
 ) -> AsyncIterator[RpcClient]:
-    args = ["--base-url", server.base_url, "--model", "scripted-model", "--api-key", "k"]
-    async with RpcClient.spawn(args, cwd=workspace, env=env) as client:
+    async with spawn_rpc(server, workspace, env) as client:
         yield client
 
 
@@ -204,8 +192,7 @@ async def test_stdin_eof_aborts_settles_and_exits_zero(
 ) -> None:
     gate = Gate()
     server.push(text_reply("never finished", gate=gate))
-    args = ["--base-url", server.base_url, "--model", "m", "--api-key", "k"]
-    client = await RpcClient.spawn(args, cwd=workspace, env=env)
+    client = await RpcClient.spawn(scripted_args(server, model="m"), cwd=workspace, env=env)
     await client.command("prompt", message="go")
     await wait_gate(gate)
     assert await client.close() == 0
@@ -222,8 +209,7 @@ async def test_signals_abort_settle_and_exit_with_their_code(
 ) -> None:
     gate = Gate()
     server.push(text_reply("never finished", gate=gate))
-    args = ["--base-url", server.base_url, "--model", "m", "--api-key", "k"]
-    client = await RpcClient.spawn(args, cwd=workspace, env=env)
+    client = await RpcClient.spawn(scripted_args(server, model="m"), cwd=workspace, env=env)
     try:
         await client.command("prompt", message="go")
         await wait_gate(gate)
@@ -239,9 +225,9 @@ async def test_stdout_holds_protocol_lines_only_and_the_session_resumes_in_ink_c
 ) -> None:
     server.push(text_reply("recorded"))
     commands = json.dumps({"type": "prompt", "message": "save me", "id": "1"}) + "\n"
-    args = ["--base-url", server.base_url, "--model", "m", "--api-key", "k"]
+    args = scripted_args(server, model="m")
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "ink_tui", "--mode", "rpc", *args,
+        *rpc_argv(*args),
         cwd=workspace, env=env, stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip

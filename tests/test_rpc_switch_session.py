@@ -3,66 +3,18 @@ through real `ink --mode rpc` processes whose stderr is read."""
 
 from __future__ import annotations
 
-import asyncio
-import os
-import sys
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 
 from ink_tui.rpc_client import RpcClient, RpcError
+from tests.rpc_process import WITHIN, isolated_env, rpc_with_stderr, scripted_args
 from tests.scripted_server import ScriptedServer, text_reply
-
-WITHIN = 30.0
 
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("INK_", "OPENAI_", "XDG_")) and k != "HOME"
-    }
-    clean.update(
-        HOME=str(tmp_path / "home"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-    )
-    return clean
-
-
-@asynccontextmanager
-async def rpc_with_stderr(
-    server: ScriptedServer, workspace: Path, env: dict[str, str]
-) -> AsyncIterator[tuple[RpcClient, bytearray]]:
-    """An RPC process whose stderr is collected (into the bytearray) until it exits."""
-    argv = [sys.executable, "-m", "ink_tui", "--mode", "rpc", "--base-url", server.base_url]
-    argv += ["--model", "scripted-model", "--api-key", "k"]
-    process = await asyncio.create_subprocess_exec(
-        *argv,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        cwd=workspace,
-        env=env,
-    )
-    assert process.stderr is not None
-    collected = bytearray()
-
-    async def drain(stream: asyncio.StreamReader) -> None:
-        while chunk := await stream.read(1 << 16):
-            collected.extend(chunk)
-
-    draining = asyncio.ensure_future(drain(process.stderr))
-    client = RpcClient(process)
-    try:
-        yield client, collected
-    finally:
-        assert await client.close(WITHIN) == 0
-        await asyncio.wait_for(draining, WITHIN)
+    return isolated_env(tmp_path)
 
 
 async def with_one_message(client: RpcClient, server: ScriptedServer) -> str:
@@ -76,7 +28,7 @@ async def with_one_message(client: RpcClient, server: ScriptedServer) -> str:
 async def test_switching_to_the_open_session_is_a_quiet_no_op(
     server: ScriptedServer, workspace: Path, env: dict[str, str]
 ) -> None:
-    async with rpc_with_stderr(server, workspace, env) as (ink, stderr):
+    async with rpc_with_stderr(scripted_args(server), workspace, env) as (ink, stderr):
         session_id = await with_one_message(ink, server)
         for wanted in (session_id, session_id[:6], session_id.upper()):
             same = await ink.command("switch_session", session_id=wanted)
@@ -97,9 +49,9 @@ async def test_switching_to_the_open_session_is_a_quiet_no_op(
 async def test_a_session_another_process_holds_is_refused_without_a_traceback(
     server: ScriptedServer, workspace: Path, env: dict[str, str]
 ) -> None:
-    async with rpc_with_stderr(server, workspace, env) as (holder, holder_err):
+    async with rpc_with_stderr(scripted_args(server), workspace, env) as (holder, holder_err):
         held = await with_one_message(holder, server)
-        async with rpc_with_stderr(server, workspace, env) as (ink, stderr):
+        async with rpc_with_stderr(scripted_args(server), workspace, env) as (ink, stderr):
             own = (await ink.command("get_state"))["session_id"]
             with pytest.raises(RpcError) as refused:
                 await ink.command("switch_session", session_id=held)

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 from collections import deque
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -16,6 +15,7 @@ import pytest
 
 from ink_tui.rpc_client import RpcClient, RpcError
 from tests.process_markers import kill_marked, new_marker, wait_alive, wait_gone
+from tests.rpc_process import isolated_env, spawn_rpc
 from tests.run_helpers import user_texts, wait_gate
 from tests.scripted_server import Gate, Reply, ScriptedServer, text_reply, tool_reply
 
@@ -24,29 +24,14 @@ TOP_LEVEL_ONLY = ("agent_start", "agent_end", "state_change", "agent_settled")
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, str]:
-    clean = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("INK_", "OPENAI_", "XDG_")) and k != "HOME"
-    }
-    clean.update(
-        HOME=str(tmp_path / "home"),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_CACHE_HOME=str(tmp_path / "cache"),
-    )
-    return clean
-
-
-def _args(server: ScriptedServer, *extra: str) -> list[str]:
-    return ["--base-url", server.base_url, "--model", "scripted-model", "--api-key", "k", *extra]
+    return isolated_env(tmp_path)
 
 
 @pytest.fixture
 async def ink(
     server: ScriptedServer, workspace: Path, env: dict[str, str]
 ) -> AsyncIterator[RpcClient]:
-    async with RpcClient.spawn(_args(server), cwd=workspace, env=env) as client:
+    async with spawn_rpc(server, workspace, env) as client:
         yield client
 
 
@@ -326,7 +311,7 @@ async def test_a_subagents_approval_question_names_it_and_its_task(
         {"PROMPT-A": [tool_reply([("bash", {"command": "echo from-a"})]), text_reply("ran it")]},
     )
     server.push(tool_reply([task("check echo", "PROMPT-A", "call_a")]), text_reply("ok"))
-    async with RpcClient.spawn(_args(server, "--approval", "ask"), cwd=workspace, env=env) as ink:
+    async with spawn_rpc(server, workspace, env, "--approval", "ask") as ink:
         await ink.command("prompt", message="go")
         asked = await ink.wait_for(lambda e: e["type"] == "approval_request")
         start = await started(ink, "check echo")
