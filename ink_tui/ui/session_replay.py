@@ -3,6 +3,7 @@
 `show_session` draws it at once (`/resume` of a session picked in the app). `ink -c` and
 `-r` draw its end first (`session_tail`) and build the whole with `show_session_in_steps`,
 a few milliseconds at a time, so the keys typed meanwhile are handled between steps.
+A sub-agent's conversation (its `subagent` entry) is drawn under its task row, folded.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from ink_tui.session.entries import (
     ErrorEntry,
     InterruptEntry,
     ModelChangeEntry,
+    SubagentEntry,
     ToolResultEntry,
     UserEntry,
 )
@@ -27,6 +29,7 @@ from ink_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from ink_tui.session.session_reader import LoadedSession
+    from ink_tui.ui.widgets.transcript_events import TranscriptView
 
 # Work on the event loop between two chances for it to handle a key (half a frame).
 STEP_S = 0.008
@@ -72,7 +75,7 @@ def replay(transcript: Transcript, entries: Iterable[Entry]) -> None:
     transcript.flush_now()
 
 
-def _replay_one(transcript: Transcript, entry: Entry) -> None:
+def _replay_one(transcript: TranscriptView, entry: Entry) -> None:
     if isinstance(entry, UserEntry):
         prompt = entry.message
         transcript.add_user(prompt.content, prompt.kind, prompt.source, prompt.custom_type)
@@ -103,3 +106,25 @@ def _replay_one(transcript: Transcript, entry: Entry) -> None:
         )
     elif isinstance(entry, ModelChangeEntry):
         transcript.add_notice(f"Model changed to {entry.model}.")
+    elif isinstance(entry, SubagentEntry) and isinstance(transcript, Transcript):
+        _replay_subagent(transcript, entry)
+
+
+def _replay_subagent(transcript: Transcript, entry: SubagentEntry) -> None:
+    """A sub-agent's conversation, under its task row (folded, as every row starts).
+
+    Its entry is written when it ends, before its task call's result: the row is there
+    (the parent's reply made it), and the result that follows ends it."""
+    view = transcript.tasks.view_for_call(entry.parent_call_id)
+    if view is None or view.row.children:
+        return  # its row is not shown (a cut session), or was filled already
+    row = view.row
+    row.agent_id = entry.agent_id
+    row.stop_reason = entry.stop_reason
+    for message in entry.entries:
+        _replay_one(view, message)
+        if isinstance(message, AssistantEntry):
+            usage = message.message.usage
+            row.tokens += usage.input_tokens + usage.output_tokens
+    view.end_answer()
+    transcript.tasks.changed(row)

@@ -13,7 +13,8 @@ Scrolling follows new output while the user is at the bottom. Once they scroll u
 stays put and a "↓ new output below" marker shows on the last row, a row of its own (no
 text beside it), until they are back at the bottom. With the keyboard focus here,
 Up/Down move a cursor over the tool calls and Enter folds or unfolds the one under it;
-a click on a tool call does the same.
+a click on a tool call does the same. A `task` call's row holds its sub-agent's own
+transcript, fed by that sub-agent's events (`transcript_tasks.py`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from ink_tui.ui.blocks.answer_block import AnswerBlock
 from ink_tui.ui.blocks.block import Block, Look
 from ink_tui.ui.blocks.compaction_block import CompactionBlock
 from ink_tui.ui.blocks.notice_block import NoticeBlock
+from ink_tui.ui.blocks.task_block import TaskBlock
 from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.blocks.user_block import UserBlock
@@ -54,6 +56,7 @@ from ink_tui.ui.widgets.transcript_rows import (
 )
 from ink_tui.ui.widgets.transcript_spinners import Spinners
 from ink_tui.ui.widgets.transcript_subscriber import TranscriptSubscriber
+from ink_tui.ui.widgets.transcript_tasks import TaskKeys, TaskRows, new_tool_block
 
 if TYPE_CHECKING:
     from ink_tui.core.events import NoticeLevel
@@ -73,7 +76,7 @@ StreamingBlock = AnswerBlock | ThinkingBlock
 ANSWER_BUDGET_S = 0.004
 
 
-class Transcript(FoldCursor, ScrollView, can_focus=True):
+class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = COMPONENT_CLASSES
 
     DEFAULT_CSS = f"""
@@ -91,6 +94,8 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         Binding("up", "cursor(-1)", "Previous tool call", show=False),
         Binding("down", "cursor(1)", "Next tool call", show=False),
         Binding("enter", "toggle_fold", "Expand/collapse", show=False),
+        Binding("x", "stop_agent", "Stop this sub-agent", show=False),
+        Binding("s", "steer_agent", "Steer this sub-agent", show=False),
     ]
 
     show_thinking: reactive[bool] = reactive(True)
@@ -109,6 +114,7 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self._answer_lead = ""
         self._thinking: ThinkingBlock | None = None
         self._tools: dict[str, ToolBlock] = {}
+        self.tasks = TaskRows(self._tools, self._changed, self._mark_streaming)
         self._spinners = Spinners()
         # Streaming blocks holding text not taken in yet; the frame timer drains them.
         self._dirty: dict[StreamingBlock, None] = {}
@@ -123,7 +129,7 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         self._framed = kept_rows_cache(self, SCREENS_KEPT * 24)
 
     def on_mount(self) -> None:
-        self._unsubscribe = self._bus.subscribe(TranscriptSubscriber(self))
+        self._unsubscribe = self._bus.subscribe(TranscriptSubscriber(self, self.tasks.show))
         self._spinners.attach(self.set_interval, self._turn_spinners)
         self._schedule_frame()
 
@@ -181,7 +187,7 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
 
     def add_tool(self, call: ToolCall, concurrent: bool = False) -> ToolBlock:
         self.end_answer()
-        block = ToolBlock(call, concurrent)
+        block = new_tool_block(call, concurrent)
         self._tools[call.id] = block
         if block.running:
             self._spinners.start(block)
@@ -257,35 +263,21 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
         visible = region.intersection(Region(0, 0, self.size.width, self.size.height))
         return visible if visible.height else None
 
-    # -- thinking and folds ------------------------------------------------------------
+    # -- thinking (folds: transcript_cursor.py) -------------------------------------------
 
     def toggle_thinking(self) -> None:
         self.show_thinking = not self.show_thinking
 
     def watch_show_thinking(self) -> None:
-        self._lines.reflow(self.blocks_of(ThinkingBlock))
+        # A task row draws its sub-agent's reasoning too.
+        self._lines.reflow([b for b in self._lines if isinstance(b, ThinkingBlock | TaskBlock)])
         self._schedule_frame(force=True)
-
-    def toggle_all_folds(self) -> None:
-        """Expand every fold if any is collapsed, else collapse them all."""
-        foldable = [block for block in self._foldables() if block.foldable]
-        expand = any(block.collapsed for block in foldable)
-        for block in foldable:
-            if block.expanded != expand:
-                block.set_expanded(expand)
-                self._changed(block)
-
-    def _foldables(self) -> list[Foldable]:
-        return [block for block in self._lines if isinstance(block, Foldable)]
-
-    def toggle_fold(self, block: Foldable) -> None:
-        block.toggle_fold()
-        self._changed(block)
 
     def clear_view(self) -> None:
         """Remove everything shown (/clear, /new); the conversation itself is untouched."""
         self.end_answer()
         self._tools.clear()
+        self.tasks.clear()
         self._spinners.clear()
         self._dirty.clear()
         self._cursor = None
@@ -456,11 +448,12 @@ class Transcript(FoldCursor, ScrollView, can_focus=True):
                 # An answer takes in what fits a few ms of drawing; the rest waits a frame,
                 # so keys typed meanwhile are not held up behind a long burst of markdown.
                 if block.flush(ANSWER_BUDGET_S):
-                    self._changed_quietly(block)
+                    self._changed_quietly(self.tasks.top(block))
                 if block.waiting:
                     self._dirty[block] = None
             elif block.flush():
-                self._changed_quietly(block)
+                # A sub-agent's block: its row in the main view is measured again.
+                self._changed_quietly(self.tasks.top(block))
         content = self.scrollable_content_region
         if content.width <= 0 or not self.is_attached:
             return

@@ -14,6 +14,7 @@ from textual.events import Click
 from textual.geometry import Region
 
 from ink_tui.ui.blocks.compaction_block import CompactionBlock
+from ink_tui.ui.blocks.task_block import TaskBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.widgets.transcript_rows import on_marker
 
@@ -34,9 +35,9 @@ Foldable = ToolBlock | CompactionBlock
 
 class FoldCursor(_Host):
     """Mixed into `Transcript` (first, so its handlers are found): it uses the
-    transcript's `_lines`, `_marker`, `_foldables`, `_changed`, `flush_now`,
-    `toggle_fold`, `follow` and the scroll view's methods. Not imported back from here,
-    so the two modules do not import each other."""
+    transcript's `_lines`, `_marker`, `_changed`, `flush_now`, `follow`,
+    `click_task_row` (transcript_tasks.py) and the scroll view's methods. Not imported
+    back from here, so the two modules do not import each other."""
 
     _cursor: Foldable | None
     _lines: BlockLines
@@ -45,15 +46,30 @@ class FoldCursor(_Host):
     if TYPE_CHECKING:
         # What it uses of `Transcript`, declared for the checker only: defined here, they
         # would hide the transcript's own (this class comes first).
-        def _foldables(self) -> list[Foldable]: ...
         def _changed(self, block: Block, new_output: bool = False) -> None: ...
         def flush_now(self) -> None: ...
-        def toggle_fold(self, block: Foldable) -> None: ...
         def follow(self) -> None: ...
+        def click_task_row(self, row: TaskBlock, line: int, x: int, width: int) -> bool: ...
 
     @property
     def cursor(self) -> Foldable | None:
         return self._cursor
+
+    def toggle_all_folds(self) -> None:
+        """Expand every fold if any is collapsed, else collapse them all."""
+        foldable = [block for block in self._foldables() if block.foldable]
+        expand = any(block.collapsed for block in foldable)
+        for block in foldable:
+            if block.expanded != expand:
+                block.set_expanded(expand)
+                self._changed(block)
+
+    def _foldables(self) -> list[Foldable]:
+        return [block for block in self._lines if isinstance(block, Foldable)]
+
+    def toggle_fold(self, block: Foldable) -> None:
+        block.toggle_fold()
+        self._changed(block)
 
     def on_focus(self) -> None:
         if self._cursor is None:
@@ -112,11 +128,18 @@ class FoldCursor(_Host):
             event.stop()
             self.follow()
             return
-        found = self._lines.block_at(round(self.scroll_y) + offset.y)
+        line = round(self.scroll_y) + offset.y
+        found = self._lines.block_at(line)
         if found is not None and isinstance(found[0], Foldable):
             event.stop()
             block = found[0]
             self._move_cursor(block)
+            # A task row's chips, or a tool call of its transcript, take the click first.
+            if isinstance(block, TaskBlock) and self.click_task_row(
+                block, line - found[1], offset.x, self._lines.width
+            ):
+                self._changed(block)
+                return
             self.toggle_fold(block)
 
     def _on_marker(self, x: int, y: int) -> bool:

@@ -17,18 +17,24 @@ if TYPE_CHECKING:
 
 
 class TranscriptSubscriber:
-    """Shows each run event in `transcript` (`transcript_events.show_event`)."""
+    """Shows each run event in `transcript` (`transcript_events.show_event`), and each
+    sub-agent's with `subagent` (under its task row)."""
 
-    __slots__ = ("_show", "_transcript")
+    __slots__ = ("_show", "_subagent", "_transcript")
 
-    def __init__(self, transcript: TranscriptView) -> None:
+    def __init__(
+        self, transcript: TranscriptView, subagent: Callable[[Event], None] | None = None
+    ) -> None:
         self._transcript = transcript
+        self._subagent = subagent
         self._show: Callable[[Event], None] | None = None
 
     def __call__(self, event: Event) -> None:
         if event.agent_id is not None:
             # A sub-agent's events are not the conversation's: its task call's row and
             # result are (the seed's rule: no sub-agent deltas among the parent's).
+            if self._subagent is not None:
+                self._subagent(event)
             return
         show = self._show
         if show is None:
