@@ -2,13 +2,15 @@
 
 ink uses it when neither an API key nor a base URL is configured, so a new user sees every
 feature at once: streamed thinking and markdown, two read-only tool calls that run side
-by side, a write and an edit of a notes file of its own (each asked about with its
-diff), a plain command whose question offers "this session" and "always", a slow shell
-command to steer or interrupt, follow-ups and error handling.
+by side, a sub-agent that surveys the tests (when the `task` tool is offered), a write
+and an edit of a notes file of its own (each asked about with its diff), a plain command
+whose question offers "this session" and "always", a slow shell command to steer or
+interrupt, follow-ups and error handling.
 
 What it says is decided by `demo_script.plan_reply`, a pure function of the request's
-messages (so the demo is deterministic and knows the workspace only through tool
-results). This module streams that reply at a human pace and honours the abort signal.
+messages and the names of its tools (so the demo is deterministic and knows the workspace
+only through tool results); a request of its sub-agent gets the sub-agent's part.
+This module streams that reply at a human pace and honours the abort signal.
 
 Pacing and abort: the text goes out in pieces of a few characters, each after a sleep that
 keeps the stream at `chars_per_second`, measured from the start of the reply so the
@@ -42,6 +44,7 @@ from ink_tui.providers.demo_compaction import (
     summary_reply,
 )
 from ink_tui.providers.demo_script import plan_reply
+from ink_tui.providers.demo_subagent import is_survey
 
 __all__ = ["DemoProvider", "estimate_usage", "split_pieces"]
 
@@ -113,6 +116,7 @@ class DemoProvider:
         self.workspace = workspace
         self.chars_per_second = chars_per_second
         self._label = workspace.absolute().name or str(workspace)
+        self._subagents = 0
 
     async def stream(
         self, request: ModelRequest, signal: AbortSignal
@@ -123,12 +127,14 @@ class DemoProvider:
             async for event in self._stream_summary(request, signal):
                 yield event
             return
-        reply = plan_reply(request.messages, self._label)
+        offered = {tool.name for tool in request.tools}
+        reply = plan_reply(request.messages, self._label, offered)
         # Ids unique across the whole history: the reply's position, then the call's.
         turn = sum(isinstance(m, AssistantMessage) for m in request.messages) + 1
+        prefix = self._call_prefix(request.messages)
         calls = [
             ToolCall(
-                id=f"demo_{turn}_{n}",
+                id=f"{prefix}_{turn}_{n}",
                 name=planned.name,
                 arguments=planned.arguments,
                 raw_arguments=json.dumps(planned.arguments),
@@ -154,6 +160,18 @@ class DemoProvider:
         )
         message.usage = estimate_usage(request, message)
         yield ReplyDone(message)
+
+    def _call_prefix(self, messages: list[Message]) -> str:
+        """ "demo" for the tour's calls; for a sub-agent's, "demo_subN", N counting this
+        provider's sub-agents, so its ids differ from the parent's and from other
+        sub-agents' (its history is fresh: the count is read back from its first call)."""
+        if not is_survey(messages):
+            return "demo"
+        for message in messages:
+            if isinstance(message, AssistantMessage) and message.tool_calls:
+                return message.tool_calls[0].id.rsplit("_", 2)[0]
+        self._subagents += 1
+        return f"demo_sub{self._subagents}"
 
     async def _stream_summary(
         self, request: ModelRequest, signal: AbortSignal

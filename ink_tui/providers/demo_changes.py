@@ -55,6 +55,9 @@ def notes_content(found: Findings) -> str:
     if found.search is not None:
         pattern, hits = found.search
         seen.append(f"- {hits} {'match' if hits == 1 else 'matches'} for `{pattern}`")
+    if found.test_files is not None:
+        count = found.test_files
+        seen.append(f"- {count} test {'file' if count == 1 else 'files'}, counted by a sub-agent")
     return "\n".join(
         [
             TITLE,
@@ -88,7 +91,8 @@ def change_step(
 
 def _write_reply(found: Findings, path: str) -> DemoReply:
     text = ""
-    if found.search is not None:
+    # Said already when a sub-agent's task came between the search and this write.
+    if found.search is not None and not found.delegated:
         pattern, hits = found.search
         text = f"Found {hits} {'match' if hits == 1 else 'matches'} for `{pattern}`.\n\n"
     text += (

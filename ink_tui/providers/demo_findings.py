@@ -1,4 +1,5 @@
-"""What the demo model learns from tool results: parsing `ls`, `read`, `grep`, `bash`, `find`.
+"""What the demo model learns from tool results: parsing `ls`, `read`, `grep`, `bash`, `find`
+(and the answer of its sub-agent, a `task` result).
 
 The demo knows the workspace only through the results of its own tool calls. These pure
 functions read that output (skipping the tools' own notes such as "[Showing lines ...]"),
@@ -22,6 +23,7 @@ __all__ = [
     "last_number",
     "parse_listing",
     "pick_files",
+    "stated_test_files",
 ]
 
 MAX_READS = 2
@@ -38,6 +40,8 @@ class Findings:
     file_count: int | None = None  # the number the bash command printed
     found: tuple[str, list[str]] | None = None  # find pattern, paths
     failed: list[str] = field(default_factory=list)  # tool names whose call failed
+    delegated: bool = False  # the `task` call (the sub-agent) has a result, of any kind
+    test_files: int | None = None  # the count a completed sub-agent's answer states
 
 
 _NOTE = re.compile(r"^(\[.*\s.*\]|\(.*\))$")
@@ -144,6 +148,16 @@ def last_number(content: str) -> int | None:
     return int(anywhere[-1]) if anywhere else None
 
 
+# How the demo's sub-agent states its count (demo_subagent.py), so its parent can read it.
+_TEST_FILES = re.compile(r"\*\*(\d+) test files?\*\*")
+
+
+def stated_test_files(answer: str) -> int | None:
+    """The number of test files a sub-agent's answer states ("**12 test files**")."""
+    match = _TEST_FILES.search(answer)
+    return int(match.group(1)) if match else None
+
+
 def gather_findings(calls: Sequence[ToolCall], results: dict[str, ToolResultMessage]) -> Findings:
     """Fold the results of the demo's own calls (in call order) into `Findings`."""
     found = Findings()
@@ -153,6 +167,7 @@ def gather_findings(calls: Sequence[ToolCall], results: dict[str, ToolResultMess
             continue
         if result.is_error:
             found.failed.append(call.name)
+            found.delegated = found.delegated or call.name == "task"
         elif call.name == "ls":
             found.entries = parse_listing(result.content)
             found.listing_cut = "more entries not shown" in result.content
@@ -164,6 +179,9 @@ def gather_findings(calls: Sequence[ToolCall], results: dict[str, ToolResultMess
         elif call.name == "bash" and "wc -l" in str(call.arguments.get("command", "")):
             # The command that counts the files (not the plain one the tour also runs).
             found.file_count = last_number(result.content)
+        elif call.name == "task":
+            found.delegated = True
+            found.test_files = stated_test_files(result.content)
         elif call.name == "find":
             paths = [line.strip() for line in _data_lines(result.content)]
             if count_matches(result.content) == 0:

@@ -8,6 +8,7 @@ in `demo_script`; nothing here reads the history.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,16 +26,20 @@ __all__ = [
     "acknowledge_input",
     "answer_reply",
     "bash_reply",
+    "block_quote",
+    "counted",
     "done_reply",
     "find_reply",
     "greeting_reply",
     "grep_reply",
     "intro_reply",
+    "listed",
     "nothing_to_stop_reply",
     "reads_reply",
     "set_front_end",
     "stop_note",
     "summary_reply",
+    "wants_stop",
     "worded",
 ]
 
@@ -108,31 +113,37 @@ class DemoReply:
     calls: list[PlannedCall] = field(default_factory=list)
 
 
-# --- small text helpers -----------------------------------------------------------------
+# --- small text helpers (the sub-agent's replies use them too) -------------------------
 
 
-def _quote(text: str, limit: int = 400) -> str:
+def block_quote(text: str, limit: int = 400) -> str:
     text = text.strip()
     if len(text) > limit:
         text = text[:limit].rstrip() + "…"
     return "\n".join(f"> {line}" if line.strip() else ">" for line in text.splitlines() or [""])
 
 
-def _names(items: Sequence[str], limit: int = 6) -> str:
+def listed(items: Sequence[str], limit: int = 6) -> str:
     shown = ", ".join(f"`{item}`" for item in items[:limit])
     more = len(items) - limit
     return f"{shown} and {more} more" if more > 0 else shown
 
 
-def _plural(count: int, word: str, plural: str = "") -> str:
+def counted(count: int, word: str, plural: str = "") -> str:
     return f"{count} {word}" if count == 1 else f"{count} {plural or word + 's'}"
 
 
 def _entries(entries: Sequence[str]) -> str:
-    return _plural(len(entries), "entry", "entries")
+    return counted(len(entries), "entry", "entries")
 
 
 # --- acknowledging what came in ---------------------------------------------------------
+
+
+def wants_stop(text: str) -> bool:
+    """A steer that asks to stop or skip the rest: go straight to the summary (or, for
+    the sub-agent, to its answer)."""
+    return re.search(r"\b(stop|skip)", text, re.IGNORECASE) is not None
 
 
 def acknowledge_input(pending: Sequence[UserMessage], stop_note: str) -> str:
@@ -141,11 +152,11 @@ def acknowledge_input(pending: Sequence[UserMessage], stop_note: str) -> str:
     steers = [m.content for m in pending if m.kind == "steer"]
     follow_ups = [m.content for m in pending if m.kind == "follow_up"]
     if steers:
-        quoted = "\n\n".join(_quote(text) for text in steers)
+        quoted = "\n\n".join(block_quote(text) for text in steers)
         adjust = stop_note or "Got it, I'll adjust and take that into account from here on."
         parts.append(f"You steered me:\n\n{quoted}\n\n{adjust}")
     if follow_ups:
-        quoted = "\n\n".join(_quote(text) for text in follow_ups)
+        quoted = "\n\n".join(block_quote(text) for text in follow_ups)
         parts.append(f"Your follow-up:\n\n{quoted}")
     return "\n\n".join(parts)
 
@@ -189,7 +200,7 @@ def intro_reply(prompt: str, workspace: str) -> DemoReply:
         "**This is ink's offline demo model.** No API key or base URL is configured, so "
         "nothing leaves this machine and my replies are scripted.\n\n"
         f"{CONNECT}\n\n"
-        f"You asked:\n\n{_quote(prompt)}\n\n"
+        f"You asked:\n\n{block_quote(prompt)}\n\n"
         "I can't really answer that, but I can show you how ink works. "
         f"I'll take a look around the workspace (`{workspace}`) first."
     )
@@ -200,8 +211,8 @@ def intro_reply(prompt: str, workspace: str) -> DemoReply:
 def reads_reply(found: Findings, files: list[str]) -> DemoReply:
     entries = found.entries or []
     dirs = [name for name in entries if name.endswith("/")]
-    subdirs = f" ({_plural(len(dirs), 'directory', 'directories')})" if dirs else ""
-    text = f"The workspace holds {_entries(entries)}{subdirs}: {_names(entries)}.\n\n"
+    subdirs = f" ({counted(len(dirs), 'directory', 'directories')})" if dirs else ""
+    text = f"The workspace holds {_entries(entries)}{subdirs}: {listed(entries)}.\n\n"
     named = " and ".join(f"`{path}`" for path in files)
     together = ", both at once: reading is safe to run concurrently" if len(files) > 1 else ""
     text += f"I'll read {named}{together}."
@@ -211,7 +222,7 @@ def reads_reply(found: Findings, files: list[str]) -> DemoReply:
 
 def grep_reply(found: Findings, word: str) -> DemoReply:
     if found.reads:
-        seen = ", ".join(f"`{path}` ({_plural(shown, 'line')})" for path, shown, _ in found.reads)
+        seen = ", ".join(f"`{path}` ({counted(shown, 'line')})" for path, shown, _ in found.reads)
         text = f"Read {seen}.\n\n"
     elif found.entries is not None:
         text = "There is nothing here worth reading, so I'll search instead.\n\n"
@@ -229,7 +240,7 @@ def bash_reply(found: Findings) -> DemoReply:
     text = ""
     if found.search is not None:
         pattern, hits = found.search
-        text = f"Found {_plural(hits, 'match', 'matches')} for `{pattern}`.\n\n"
+        text = f"Found {counted(hits, 'match', 'matches')} for `{pattern}`.\n\n"
     text += (
         "Last, a shell command that counts the files. ink asks you before any command runs "
         f"(approval policy `ask`): {_words('answer')}. What you type meanwhile steers me: "
@@ -243,20 +254,23 @@ def bash_reply(found: Findings) -> DemoReply:
 def summary_reply(found: Findings, workspace: str) -> DemoReply:
     bullets: list[str] = []
     if found.entries is not None:
-        bullets.append(f"**Listing:** {_entries(found.entries)}: {_names(found.entries)}")
+        bullets.append(f"**Listing:** {_entries(found.entries)}: {listed(found.entries)}")
     if found.reads:
         read = ", ".join(
             f"`{path}` ({shown} of {total} lines)"
             if total
-            else f"`{path}` ({_plural(shown, 'line')})"
+            else f"`{path}` ({counted(shown, 'line')})"
             for path, shown, total in found.reads
         )
         bullets.append(f"**Read:** {read}")
     if found.search is not None:
         pattern, hits = found.search
-        bullets.append(f"**Search:** {_plural(hits, 'match', 'matches')} for `{pattern}`")
+        bullets.append(f"**Search:** {counted(hits, 'match', 'matches')} for `{pattern}`")
     if found.file_count is not None:
-        bullets.append(f"**Shell:** `find … | wc -l` counted {_plural(found.file_count, 'file')}")
+        bullets.append(f"**Shell:** `find … | wc -l` counted {counted(found.file_count, 'file')}")
+    if found.test_files is not None:
+        counted_files = counted(found.test_files, "test file")
+        bullets.append(f"**Sub-agent:** surveyed the tests and counted {counted_files}")
     if found.failed:
         bullets.append(f"**Failed calls:** {', '.join(f'`{name}`' for name in found.failed)}")
     if not bullets:
@@ -299,8 +313,8 @@ def answer_reply(request: str, kind: UserKind, found: Findings) -> DemoReply:
     short = request if len(request) <= 60 else request[:60].rstrip() + "…"
     if found.found is not None:
         pattern, paths = found.found
-        seen = f": {_names(paths)}" if paths else ""
-        lines = f"I found {_plural(len(paths), 'file')} matching `{pattern}`{seen}."
+        seen = f": {listed(paths)}" if paths else ""
+        lines = f"I found {counted(len(paths), 'file')} matching `{pattern}`{seen}."
     else:
         lines = "I didn't get to look for files."
     label = "follow-up" if kind == "follow_up" else "request"

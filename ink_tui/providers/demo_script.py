@@ -9,6 +9,8 @@ The plan for a prompt, one reply per step:
 1. say it is the offline demo, quote the prompt back, call `ls`;
 2. two `read`s at once on files picked from the listing (skipped when there are none);
 3. `grep` for a word from the prompt (or "TODO");
+3a. when the `task` tool is offered: a sub-agent surveys the tests (`demo_subagent`), and
+   the next reply says what it found;
 4. changes, each asked about first (`demo_changes`): a `write` of a notes file of its
    own, an `edit` of it (both with their diffs), a plain command (`ls -la`) whose
    question offers "this session" and "always";
@@ -19,7 +21,8 @@ Which step comes next is decided by the tools already called since the prompt, n
 counting replies, so results of calls it did not make are simply ignored. Steering
 messages are quoted at the start of the next reply ("stop"/"skip" jumps to the summary);
 a follow-up (or a steer) after a finished reply starts a mini-plan: `find`, then an answer.
-A failed call is acknowledged and the plan moves on.
+A failed call is acknowledged and the plan moves on. A request whose history starts with
+the survey's prompt is the demo's own sub-agent: it gets the sub-agent's part instead.
 
 This module reads the prompt and the history and picks the step; the tool results are
 parsed in `demo_findings` and each step's text and calls are written in `demo_replies`.
@@ -28,7 +31,7 @@ parsed in `demo_findings` and each step's text and calls are written in `demo_re
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -66,6 +69,14 @@ from ink_tui.providers.demo_replies import (
     reads_reply,
     stop_note,
     summary_reply,
+    wants_stop,
+)
+from ink_tui.providers.demo_subagent import (
+    SurveyHistory,
+    is_survey,
+    survey_reply,
+    survey_report,
+    task_reply,
 )
 
 # The tool-output and reply names are re-exported so callers can keep importing them here.
@@ -119,11 +130,6 @@ def pick_search_word(text: str) -> str:
         if len(word) >= 4 and word.lower() not in _STOPWORDS and len(word) > len(best):
             best = word
     return best or "TODO"
-
-
-def wants_stop(text: str) -> bool:
-    """A steer that asks to stop or skip the rest: go straight to the summary."""
-    return re.search(r"\b(stop|skip)", text, re.IGNORECASE) is not None
 
 
 _FIND_PATTERNS = (
@@ -204,11 +210,25 @@ def _request_text(episode: _Episode) -> str:
     return " ".join(m.content.strip() for m in episode.users)
 
 
-def plan_reply(messages: Sequence[Message], workspace: str = "workspace") -> DemoReply:
-    """The demo's next reply to `messages`; `workspace` is only a name to show."""
+def _survey_history(run: _Run) -> SurveyHistory:
+    """The sub-agent's whole history (its answer and input after it are one task)."""
+    history = SurveyHistory(pending=run.pending, fresh=run.fresh)
+    for episode in run.episodes:
+        history.calls.extend(episode.calls.values())
+        history.results.update(episode.results)
+    return history
+
+
+def plan_reply(
+    messages: Sequence[Message], workspace: str = "workspace", tools: Collection[str] = ()
+) -> DemoReply:
+    """The demo's next reply to `messages`; `workspace` is only a name to show, `tools`
+    the names of the tools offered (it calls `task` only when that is one of them)."""
     run = _read_run(messages)
     if run is None:
         return greeting_reply()
+    if is_survey(messages):
+        return survey_reply(_survey_history(run))
     episode = run.episodes[-1]
     stop = any(m.kind == "steer" and wants_stop(m.content) for m in run.pending)
     if episode.finished:  # called again with nothing new: just say so
@@ -229,6 +249,8 @@ def plan_reply(messages: Sequence[Message], workspace: str = "workspace") -> Dem
         step = greeting_reply()
     elif stop or any(call.arguments.get("command") == BASH_COMMAND for call in calls):
         step = summary_reply(found, workspace)
+    elif "grep" in done and "task" in tools and "task" not in done:
+        step = task_reply(found)
     elif "grep" in done:
         # The changes, then the slow command (whose text needs no search result again).
         step = change_step(calls, episode.results, found) or bash_reply(replace(found, search=None))
@@ -240,7 +262,11 @@ def plan_reply(messages: Sequence[Message], workspace: str = "workspace") -> Dem
     else:
         step = intro_reply(prompt, workspace)
     note = stop_note(episode.kind, bool(done)) if stop else ""
-    acks = (acknowledge_input(run.pending, note), acknowledge_failures(run.fresh))
+    acks = (
+        acknowledge_input(run.pending, note),
+        acknowledge_failures(run.fresh),
+        survey_report(run.fresh),
+    )
     preface = [part for part in acks if part]
     step.text = "\n\n".join([*preface, step.text])
     return step
