@@ -35,9 +35,11 @@ from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ink_tui.control.agent_setup import tool_context
 from ink_tui.control.approvals import AnswerError, Approvals
 from ink_tui.control.bus import EventBus
 from ink_tui.control.input_queue import InputQueue, QueueEntry, TakeMode, is_shell_line
+from ink_tui.control.queue_commands import QueueCommands
 from ink_tui.control.run_inputs import Compact, DeliverAs, RunInput, as_input, message_of
 from ink_tui.control.run_settings import RunSettings
 from ink_tui.control.settling import Outcome, Settling, describe_error
@@ -47,10 +49,7 @@ from ink_tui.core.abort import AbortController, AbortError
 from ink_tui.core.compaction import CompactionBackoff
 from ink_tui.core.events import (
     Event,
-    InputRestored,
     Notice,
-    QueueEntryView,
-    QueueUpdate,
     RunStart,
     RunState,
     RunStopReason,
@@ -61,14 +60,16 @@ from ink_tui.core.loop import AgentLoop, LoopResult
 from ink_tui.core.messages import Message, QueueMode, UserMessage
 from ink_tui.core.provider_api import Provider
 from ink_tui.core.sentence import sentence
-from ink_tui.core.tool_api import BeforeTool, Tool, ToolContext
+from ink_tui.core.tool_api import BeforeTool, Tool
 
 if TYPE_CHECKING:
     from ink_tui.control.jobs import JobsWatcher
 
 # Where the pieces live: `settling` ends runs and restores or keeps the queue,
 # `run_inputs` turns queued entries and injected messages into what a run starts from,
-# `shell_run` runs a `!` line, `approvals` asks the user before a model's call.
+# `shell_run` runs a `!` line, `approvals` asks the user before a model's call,
+# `agent_setup` builds a loop's tool gate (sub-agents' too), `queue_commands` edits the
+# queue for front ends.
 __all__ = [
     "EXIT_INTERRUPTED",
     "AgentGone",
@@ -88,7 +89,7 @@ Spawn = Callable[[Coroutine[Any, Any, None]], object]
 EXIT_INTERRUPTED = 130
 
 
-class RunController:
+class RunController(QueueCommands):
     def __init__(
         self,
         *,
@@ -117,7 +118,6 @@ class RunController:
         self.state: RunState = "idle"
         self.interrupts = 0
         self.exit_code: int | None = None
-        # The queue is held after an interrupt (interrupt_queue = "keep").
         self.queue_paused = False
         self.spawn = spawn
         # Run synchronously by `exit()` before front ends are told: e.g. killing the
@@ -280,13 +280,6 @@ class RunController:
         self._set_state("exited")
         self._idle.set()
 
-    def pull_queue_to_editor(self) -> int:
-        """Move every queued entry of the user's back to the editor without stopping the
-        run (an extension's entries stay queued)."""
-        return self._settling.restore_queue(
-            "Moved {n} queued {inputs} back to the editor.", drop=False
-        )
-
     def abort(self) -> bool:
         """A program's abort: the first interrupt's effect, never an exit however often it
         is called. False when nothing is running."""
@@ -295,38 +288,6 @@ class RunController:
         if self.interrupts == 0:
             self.interrupt()
         return True
-
-    def clear_queue(self) -> list[QueueEntry]:
-        """Take every queued entry out and hand them to the caller: nothing is restored,
-        so an abort right after has nothing to put back."""
-        return self.queue.drain()
-
-    def edit_entry(self, entry_id: int, text: str, mode: QueueMode = "steer") -> None:
-        """Save an edit. If the loop took the entry meanwhile, the edit is not lost: it is
-        queued again as a new entry (or, with no run left to take it, goes to the editor)."""
-        if self.queue.edit(entry_id, text):
-            return
-        if self.state == "running":
-            self.queue.add(text, mode)
-            self._emit(Notice(text="That entry was already sent; your edit is queued again."))
-        else:
-            self.bus.publish(InputRestored(text=text, count=1))
-            self._emit(Notice(text="That entry was already sent; your edit is in the editor."))
-
-    def toggle_entry_mode(self, entry_id: int) -> bool:
-        return self.queue.toggle_mode(entry_id)
-
-    def set_entry_mode(self, entry_id: int, mode: QueueMode) -> bool:
-        return self.queue.set_mode(entry_id, mode)
-
-    def move_entry(self, entry_id: int, offset: int) -> bool:
-        return self.queue.move(entry_id, offset)
-
-    def move_entry_to(self, entry_id: int, index: int) -> bool:
-        return self.queue.move_to(entry_id, index)
-
-    def remove_entry(self, entry_id: int) -> QueueEntry | None:
-        return self.queue.remove(entry_id)
 
     async def wait_idle(self) -> None:
         """Wait until no run is in progress (idle or exited)."""
@@ -371,15 +332,6 @@ class RunController:
         self._publish_state()
         return self._abort
 
-    def _ctx(self, abort: AbortController, *, checked: bool = False) -> ToolContext:
-        return ToolContext(
-            workspace=self.workspace,
-            signal=abort.signal,
-            limits=self.settings.limits,
-            # The user's own `!` lines are not checked: only what the model asks for.
-            before_tool=(*self.before_tool, self.approvals.check) if checked else (),
-        )
-
     async def _run_agent(self, prompt: str | UserMessage) -> Outcome:
         abort = self._begin_run()
         text = prompt.content if isinstance(prompt, UserMessage) else prompt
@@ -417,7 +369,7 @@ class RunController:
             tools=self.tools,
             system_prompt=self.system_prompt,
             history=self.history,
-            ctx=self._ctx(abort, checked=True),
+            ctx=tool_context(self, abort.signal),
             emit=self._emit,
             take_steering=take_steering,
             take_follow_up=take_follow_up,
@@ -454,7 +406,11 @@ class RunController:
         started = time.monotonic()
         try:
             await run_shell_line(
-                line, f"shell-{self._runs}", self.tools, self._ctx(abort), self._emit
+                line,
+                f"shell-{self._runs}",
+                self.tools,
+                tool_context(self, abort.signal, checked=False),
+                self._emit,
             )
         except Exception as error:
             return self._settling.settle_failure(error, started)
@@ -463,11 +419,6 @@ class RunController:
 
     def _settle(self, result: LoopResult, started: float) -> Outcome:
         return self._settling.settle(result, started, self.settings)
-
-    def _set_paused(self, paused: bool) -> None:
-        if paused != self.queue_paused:
-            self.queue_paused = paused
-            self._publish_queue(self.queue.entries)
 
     # -- publishing ---------------------------------------------------------------
 
@@ -485,17 +436,3 @@ class RunController:
         self._emit(
             StateChange(state=self.state, interrupts=self.interrupts, exit_code=self.exit_code)
         )
-
-    def _publish_queue(self, entries: list[QueueEntry]) -> None:
-        views = [
-            QueueEntryView(
-                id=e.id,
-                text=e.text,
-                mode=e.mode,
-                shell=e.shell,
-                source=e.source,
-                custom_type=e.custom_type,
-            )
-            for e in entries
-        ]
-        self._emit(QueueUpdate(entries=views, paused=self.queue_paused))

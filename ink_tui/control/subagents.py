@@ -35,10 +35,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING
 
+from ink_tui.control.agent_setup import AgentSetup, tool_context
 from ink_tui.control.approvals import AgentTag
 from ink_tui.control.input_queue import InputQueue, QueueEntry, TakeMode, is_shell_line
+from ink_tui.control.queue_commands import queue_views
 from ink_tui.control.run_inputs import message_of
 from ink_tui.control.settling import describe_error
 from ink_tui.core.abort import AbortController
@@ -47,7 +48,6 @@ from ink_tui.core.events import (
     Event,
     InputRestored,
     Notice,
-    QueueEntryView,
     QueueUpdate,
     SubagentEnd,
     SubagentStart,
@@ -57,9 +57,6 @@ from ink_tui.core.loop import AgentLoop, LoopResult
 from ink_tui.core.messages import AssistantMessage, Message, QueueMode, Usage, UserMessage
 from ink_tui.core.tool_api import Tool, ToolContext, ToolResult
 from ink_tui.tools.task import DEFAULT_MAX_DEPTH, DEFAULT_MAX_PARALLEL, TaskTool
-
-if TYPE_CHECKING:
-    from ink_tui.control.controller import RunController
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +110,7 @@ class RunningAgent:
 class Subagents:
     """The running sub-agents of one controller, and the `task` tool's runner."""
 
-    def __init__(self, controller: RunController, emit: Callable[[Event], None]) -> None:
+    def __init__(self, controller: AgentSetup, emit: Callable[[Event], None]) -> None:
         self._controller = controller
         self._emit = emit
         self.running: dict[str, RunningAgent] = {}
@@ -205,15 +202,7 @@ class Subagents:
             tools=tools,
             system_prompt=self._system_prompt(tools),
             history=agent.history,
-            ctx=ToolContext(
-                workspace=controller.workspace,
-                signal=agent.abort.signal,
-                limits=settings.limits,
-                before_tool=(
-                    *controller.before_tool,
-                    partial(controller.approvals.check, agent=tag),
-                ),
-            ),
+            ctx=tool_context(controller, agent.abort.signal, agent=tag),
             emit=agent.emit,
             take_steering=lambda: take("steer", steering),
             take_follow_up=lambda: take("follow_up", follow_up),
@@ -319,18 +308,7 @@ class Subagents:
         return base + SUBAGENT_NOTE
 
     def _publish_queue(self, agent: RunningAgent, entries: list[QueueEntry]) -> None:
-        views = [
-            QueueEntryView(
-                id=e.id,
-                text=e.text,
-                mode=e.mode,
-                shell=e.shell,
-                source=e.source,
-                custom_type=e.custom_type,
-            )
-            for e in entries
-        ]
-        agent.emit(QueueUpdate(entries=views))
+        agent.emit(QueueUpdate(entries=queue_views(entries)))
 
 
 def _answer(history: Sequence[Message]) -> str:
