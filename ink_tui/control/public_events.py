@@ -60,6 +60,15 @@ from ink_tui.control.public_event_types import (
     PublicEvent,
     PublicState,
 )
+from ink_tui.control.public_retries import Retries
+from ink_tui.control.public_values import (
+    call_dict,
+    history_dict,
+    job_infos,
+    message_dict,
+    queue_entries,
+    usage_dict,
+)
 from ink_tui.core.events import (
     ApprovalRequest,
     ApprovalResolved,
@@ -70,7 +79,6 @@ from ink_tui.core.events import (
     JobsUpdate,
     MessageEnd,
     Notice,
-    QueueEntryView,
     QueueUpdate,
     RunEnd,
     RunStart,
@@ -88,18 +96,11 @@ from ink_tui.core.events import (
     TurnStart,
     UserMessageEvent,
 )
-from ink_tui.core.messages import (
-    AssistantMessage,
-    Message,
-    SummaryMessage,
-    ToolCall,
-    ToolResultMessage,
-    Usage,
-    UserMessage,
-)
+from ink_tui.core.messages import ToolCall
 from ink_tui.core.tool_summary import summary_line
 
-# The types live in public_event_types; these names are kept here for importers.
+# The types live in public_event_types, the value conversions in public_values; these
+# names are kept here for importers.
 __all__ = [
     "PROTOCOL_VERSION",
     "PUBLIC_EVENT_TYPES",
@@ -111,73 +112,6 @@ __all__ = [
     "queue_entries",
     "usage_dict",
 ]
-
-
-def queue_entries(entries: list[QueueEntryView]) -> list[pub.QueueEntryInfo]:
-    return [
-        {
-            "id": e.id,
-            "text": e.text,
-            "mode": e.mode,
-            "shell": e.shell,
-            "source": e.source,
-            "custom_type": e.custom_type,
-        }
-        for e in entries
-    ]
-
-
-def usage_dict(usage: Usage) -> pub.UsageInfo:
-    return {
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "reasoning_tokens": usage.reasoning_tokens,
-        "cached_tokens": usage.cached_tokens,
-    }
-
-
-def message_dict(message: AssistantMessage) -> pub.AssistantMessageInfo:
-    return {
-        "role": "assistant",
-        "text": message.text,
-        "thinking": message.thinking,
-        "tool_calls": [call_dict(c) for c in message.tool_calls],
-        "finish_reason": message.finish_reason,
-        "usage": usage_dict(message.usage),
-        "model": message.model,
-    }
-
-
-def call_dict(call: ToolCall) -> pub.AssistantToolCall:
-    return {"id": call.id, "name": call.name, "arguments": call.arguments}
-
-
-def history_dict(message: Message) -> HistoryMessage:
-    """One message of the conversation as the model has it."""
-    match message:
-        case UserMessage():
-            user: pub.UserMessageInfo = {
-                "role": "user",
-                "kind": message.kind,
-                "content": message.content,
-            }
-            if message.source is not None:
-                user["source"] = message.source
-                user["custom_type"] = message.custom_type
-            if isinstance(message, SummaryMessage):
-                # The summary a compaction put in place of the older messages.
-                user["kind"] = "summary"
-            return user
-        case AssistantMessage():
-            return message_dict(message)
-        case ToolResultMessage():
-            return {
-                "role": "tool",
-                "call_id": message.call_id,
-                "tool_name": message.tool_name,
-                "content": message.content,
-                "is_error": message.is_error,
-            }
 
 
 class PublicProjection:
@@ -201,9 +135,7 @@ class PublicProjection:
         self._redact_call = redact_call or (lambda call: call.arguments)
         self._redact_text = redact_text or (lambda text: text)
         self.state: PublicState = "idle"
-        # The attempt that failed and is being retried (its auto_retry_end is to come),
-        # by agent (None: the top-level agent).
-        self._retrying: dict[str | None, int] = {}
+        self._retries = Retries()
         # How the last run ended (stop reason, error), for agent_settled.
         self._last_end: tuple[EndReason, str | None] | None = None
         # What the settle of an aborted or failed run handed back (text, count).
@@ -241,13 +173,7 @@ class PublicProjection:
         def head() -> pub.Envelope:
             return self._head(run_id)
 
-        if agent in self._retrying and _is_sign_of_life(event):
-            attempt = self._retrying.pop(agent) + 1
-            emit(
-                pub.AutoRetryEndEvent(
-                    type="auto_retry_end", **head(), success=True, attempt=attempt
-                )
-            )
+        self._retries.seen(event, emit, head)
         text = self._redact_text
         match event:
             case RunStart():
@@ -339,7 +265,7 @@ class PublicProjection:
                     )
                 )
             case RunEnd():
-                self._retry_failed(agent, emit, head)
+                self._retries.ended(agent, emit, head)
                 stop: EndReason = event.stop_reason or "failed"
                 error = text(event.error) if event.error else None
                 self._last_end = (stop, error)
@@ -378,17 +304,7 @@ class PublicProjection:
                     )
                 )
             case JobsUpdate():
-                jobs: list[pub.JobInfo] = [
-                    {
-                        "number": job.number,
-                        "pid": job.pid,
-                        "argv": job.argv,
-                        "command": job.command,
-                        "call_id": job.call_id,
-                        "started": job.started,
-                    }
-                    for job in event.jobs
-                ]
+                jobs = job_infos(event.jobs)
                 emit(pub.JobsUpdateEvent(type="jobs_update", **head(), jobs=jobs))
             case SubagentStart():
                 emit(
@@ -402,7 +318,7 @@ class PublicProjection:
                     )
                 )
             case SubagentEnd():
-                self._retry_failed(agent, emit, head)
+                self._retries.ended(agent, emit, head)
                 emit(
                     pub.SubagentEndEvent(
                         type="subagent_end",
@@ -417,7 +333,7 @@ class PublicProjection:
                 )
             case ApprovalRequest():
                 # A literal, not `**head()`: the checker cannot tell an unpacked
-                # envelope lacks `agent_description` (as in `_retried_end`).
+                # envelope lacks `agent_description` (as in public_retries).
                 envelope = head()
                 asked: pub.ApprovalRequestEvent = {
                     "type": "approval_request",
@@ -480,22 +396,7 @@ class PublicProjection:
                     )
                 )
             case Notice(kind="retry"):
-                data = event.data
-                reason = text(str(data.get("reason", "")))
-                retrying = self._retrying[agent] = int(data.get("attempt", 0))
-                if agent is None:
-                    # A sub-agent's attempt is no agent_end: it has no run of its own.
-                    emit(self._retried_end(run_id, reason))
-                emit(
-                    pub.AutoRetryStartEvent(
-                        type="auto_retry_start",
-                        **head(),
-                        attempt=retrying + 1,
-                        max_attempts=int(data.get("max_attempts", 0)),
-                        delay_s=round(float(data.get("delay", 0.0)), 3),
-                        reason=reason,
-                    )
-                )
+                self._retries.scheduled(event, emit, head, text)
             case Notice(kind="error"):
                 emit(pub.ErrorEvent(type="error", **head(), message=text(event.text)))
             case Notice(kind="extension_error"):
@@ -515,35 +416,6 @@ class PublicProjection:
             case Notice():
                 emit(_notice(event, head(), text))
         return out
-
-    def _retry_failed(
-        self,
-        agent: str | None,
-        emit: Callable[[PublicEvent], None],
-        head: Callable[[], pub.Envelope],
-    ) -> None:
-        """The agent ended while an attempt was being retried: that retry failed."""
-        if agent in self._retrying:
-            attempt = self._retrying.pop(agent) + 1
-            emit(
-                pub.AutoRetryEndEvent(
-                    type="auto_retry_end", **head(), success=False, attempt=attempt
-                )
-            )
-
-    def _retried_end(self, run_id: str | None, reason: str) -> pub.AgentEndEvent:
-        # The envelope spelled out, not unpacked: agent_end has keys a retried attempt
-        # leaves out, which the checker cannot tell are absent from an unpacked one.
-        return {
-            "type": "agent_end",
-            "v": PROTOCOL_VERSION,
-            "session_id": self.session_id,
-            "seq": self._seqs.next(),
-            "run_id": run_id,
-            "will_retry": True,
-            "stop_reason": None,
-            "error": reason,
-        }
 
     def _on_state(
         self,
@@ -583,8 +455,3 @@ def _notice(event: Notice, head: pub.Envelope, text: Callable[[str], str]) -> pu
     return pub.NoticeEvent(
         type="notice", **head, text=text(event.text), level=event.level, kind=event.kind
     )
-
-
-def _is_sign_of_life(event: Event) -> bool:
-    """After a retry was scheduled, these show the next attempt got through."""
-    return isinstance(event, TextDelta | ThinkingDelta | MessageEnd | ToolStart)
