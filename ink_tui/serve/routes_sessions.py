@@ -4,7 +4,8 @@
 - `POST /api/sessions` `{}` or `{"resume": "<id prefix>"}`: 201 and the state of the
   session opened; 200 when it was open here already. A session open in another process
   is 409 `locked`, an unknown id 404 `not_found`.
-- `GET /api/sessions/{id}`: its state and messages.
+- `GET /api/sessions/{id}`: its state, messages and `subagents` (each sub-agent's events
+  so far, compacted: `agent_log`), for a page to draw the session as it is.
 - `DELETE /api/sessions/{id}`: abort its run, close it (so `ink -r` can open it).
 """
 
@@ -76,7 +77,14 @@ async def show_session(request: Request) -> Response:
     served = served_of(request)
     if isinstance(served, Response):
         return served
-    return answer(request, {"session": served.state(), "messages": served.messages()})
+    return answer(
+        request,
+        {
+            "session": served.state(),
+            "messages": served.messages(),
+            "subagents": served.agents.shown(),
+        },
+    )
 
 
 async def close_session(request: Request) -> Response:

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ink_tui.api.session import AgentSession
+from ink_tui.serve.agent_log import AgentLog
 from ink_tui.serve.events_stream import BUFFER_CAPACITY, EventLog
 from ink_tui.serve.redact import Redactor
 
@@ -49,6 +50,8 @@ class ServedSession:
     approvals: dict[str, dict[str, Any]] = field(default_factory=dict)
     # Closed questions, by request id: how each was answered ("deny" after an abort).
     answered: dict[str, str] = field(default_factory=dict)
+    # Its sub-agents' events, for a page that loads after they began (`agent_log`).
+    agents: AgentLog = field(default_factory=AgentLog)
 
     @property
     def id(self) -> str:
@@ -69,6 +72,7 @@ class ServedSession:
                 interrupted = event.get("by") == "interrupt"
                 how = "denied: the run was interrupted" if interrupted else event["decision"]
                 self.answered[request_id] = str(how)
+        self.agents.take(shown)
         self.log.append(shown)
 
     def _arguments_asked(self, request_id: str) -> dict[str, Any] | None:
