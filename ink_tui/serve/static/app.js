@@ -14,9 +14,9 @@
     "tool_execution_end", "turn_end", "queue_update", "auto_retry_start", "auto_retry_end",
     "agent_end", "state_change", "agent_settled", "input_restored", "server_waiting",
     "jobs_update", "approval_request", "approval_resolved", "error", "notice", "replay_gap",
+    "subagent_start", "subagent_end",
   ];
-  const MODE_LABELS = { steer: "steer", follow_up: "follow-up", shell: "shell" };
-  const MAIN_ARGUMENT = { read: "path", write: "path", edit: "path", ls: "path", bash: "command", grep: "pattern", find: "pattern" };
+  const MODE_LABELS = window.InkTranscript.MODE_LABELS;
 
   const ui = {
     app: $("app"), transcript: $("transcript"), empty: $("empty"), jump: $("jump"),
@@ -59,9 +59,6 @@
     phase: "",
     queue: [],
     queuePaused: false,
-    assistant: null,     // {el, text} of the answer streaming now
-    thinking: null,      // {el, body, text}
-    tools: new Map(),    // call_id -> {el, state, startedAt, duration}
     editing: null,       // {id, mode, li, area, sent}
     sending: false,
     starting: false,     // a first send is opening a session
@@ -220,7 +217,8 @@
     }
     if (s.id !== id) return; // another session was picked meanwhile
     resetTranscript();
-    renderHistory(data.messages || []);
+    main.renderHistory(data.messages || []);
+    agents.restore(data.subagents || [], main);
     applySnapshot(data.session);
     s.lastSeq = typeof data.session.last_seq === "number" ? data.session.last_seq : null;
     openStream();
@@ -368,7 +366,8 @@
       const data = await api("GET", sessionPath(id));
       if (s.id !== id) return;
       resetTranscript();
-      renderHistory(data.messages || []);
+      main.renderHistory(data.messages || []);
+      agents.restore(data.subagents || [], main);
       applySnapshot(data.session);
       const held = s.reloading || [];
       s.reloading = null;
@@ -386,6 +385,13 @@
   // ---- applying events ---------------------------------------------------------------
 
   function apply(e) {
+    // A sub-agent's events go to its task row, and only there; its question (and the
+    // answer) is the page's, as the gate is one.
+    if (e.agent_id && e.type !== "approval_request" && e.type !== "approval_resolved") {
+      agents.apply(e, main);
+      return;
+    }
+    if (e.agent_id) agents.asking(e, e.type === "approval_request");
     switch (e.type) {
       case "state_change":
         if (e.state === "running" && s.runState !== "running" && s.runState !== "interrupting") {
@@ -397,65 +403,43 @@
         setRunState(e.state);
         break;
       case "agent_start":
-        if (e.kind === "shell") addUser(e.prompt || "", "shell");
+        if (e.kind === "shell") main.addUser(e.prompt || "", "shell");
         break;
       case "user_message":
-        endAnswer();
-        addUser(e.text || "", e.kind || "prompt");
+      case "message_end":
+      case "tool_execution_running":
+      case "tool_execution_settled":
+      case "tool_execution_end":
+      case "error":
+      case "notice":
+        main.applyEvent(e);
         break;
       case "turn_start":
-        endAnswer();
+        main.applyEvent(e);
         setPhase("waiting for the model");
         break;
       case "message_update":
-        if (e.delta && e.delta.type === "thinking") {
-          appendThinking(e.delta.text || "");
-          setPhase("thinking");
-        } else if (e.delta) {
-          appendAnswer(e.delta.text || "");
-          setPhase("streaming the answer");
-        }
+        main.applyEvent(e);
+        if (e.delta) setPhase(e.delta.type === "thinking" ? "thinking" : "streaming the answer");
         break;
-      case "message_end":
-        finishMessage(e.message || {});
-        break;
-      case "tool_execution_start": {
-        const tool = toolRow(e.call_id, e.tool_name, e.arguments);
-        setTool(tool, e.concurrent ? "queued" : "running");
+      case "tool_execution_start":
+        main.applyEvent(e);
         setPhase("running tools");
         break;
-      }
-      case "tool_execution_running":
-        setTool(toolRow(e.call_id), "running");
-        break;
-      case "tool_execution_settled": {
-        const tool = toolRow(e.call_id);
-        tool.duration = e.duration_s;
-        setTool(tool, e.is_error ? "error" : "ok");
-        break;
-      }
-      case "tool_execution_end": {
-        const tool = toolRow(e.call_id, e.tool_name);
-        tool.duration = e.duration_s;
-        if (e.summary) tool.detail.textContent = summaryDetail(e.summary);
-        tool.body.textContent = e.content || "(no output)";
-        setTool(tool, e.is_error ? "error" : "ok");
-        break;
-      }
       case "queue_update":
         renderQueue(e.entries || [], !!e.paused);
         break;
       case "auto_retry_start":
-        addNotice(`Retrying (attempt ${e.attempt} of ${e.max_attempts}) in ${e.delay_s}s: ${e.reason}`, "warning");
+        main.applyEvent(e);
         setPhase(`retrying in ${e.delay_s}s`);
         break;
       case "agent_end":
-        endAnswer();
-        if (!e.will_retry && e.stop_reason === "aborted") addNotice("Interrupted.", "warning");
-        else if (!e.will_retry && e.stop_reason === "max_iterations") addNotice("Stopped: the most model calls one run may make.", "warning");
+        main.endAnswer();
+        if (!e.will_retry && e.stop_reason === "aborted") main.addNotice("Interrupted.", "warning");
+        else if (!e.will_retry && e.stop_reason === "max_iterations") main.addNotice("Stopped: the most model calls one run may make.", "warning");
         break;
       case "agent_settled":
-        endAnswer();
+        main.endAnswer();
         // A settled run waits for nothing: no question outlives it.
         s.approvals.clear();
         s.answering = null;
@@ -473,22 +457,17 @@
         s.approvals.set(e.request_id, e);
         renderQuestion();
         break;
-      case "approval_resolved":
+      case "approval_resolved": {
         s.approvals.delete(e.request_id);
         if (s.answering === e.request_id) s.answering = null;
-        if (s.tools.has(e.call_id) && e.decision !== "deny") setTool(toolRow(e.call_id), "running");
+        const view = viewOf(e);
+        if (view.tools.has(e.call_id) && e.decision !== "deny") setTool(view.toolRow(e.call_id), "running");
         renderQuestion();
         break;
+      }
       case "server_waiting":
         setPhase(e.over ? "streaming the answer"
           : `waiting for the server (${Math.round(e.seconds)} s)${e.limit_s ? ` · gives up at ${e.limit_s} s` : ""}`);
-        break;
-      case "error":
-        endAnswer();
-        addNotice(e.message || "The run failed.", "error");
-        break;
-      case "notice":
-        addNotice(e.text || "", e.level || "info");
         break;
       default:
         break; // turn_end, auto_retry_end, jobs_update: nothing to draw
@@ -568,27 +547,20 @@
     });
   }
 
-  function seconds(ms) {
-    return `${(ms / 1000).toFixed(1)}s`;
-  }
-
   // Elapsed times tick while something runs.
   function tick() {
     const now = Date.now();
-    ui.elapsed.textContent = busy() && s.runStartedAt ? seconds(now - s.runStartedAt) : "";
-    for (const tool of s.tools.values()) {
-      if (tool.state === "running" && tool.startedAt) tool.durationEl.textContent = seconds(now - tool.startedAt);
-    }
+    ui.elapsed.textContent = busy() && s.runStartedAt ? window.InkTranscript.seconds(now - s.runStartedAt) : "";
+    main.tick(now);
+    agents.tick(now);
   }
   setInterval(tick, 100);
 
   // ---- transcript ------------------------------------------------------------------
 
   function resetTranscript() {
-    ui.transcript.replaceChildren();
-    s.assistant = null;
-    s.thinking = null;
-    s.tools.clear();
+    main.reset();
+    agents.reset();
     ui.jump.hidden = true;
   }
 
@@ -610,194 +582,15 @@
     else ui.jump.hidden = false;
   }
 
-  function addUser(text, kind) {
-    adding(() => {
-      const el = document.createElement("div");
-      el.className = `msg-user kind-${kind}`;
-      if (kind !== "prompt") {
-        const badge = document.createElement("span");
-        badge.className = "kind";
-        badge.textContent = kind === "shell" ? "!" : MODE_LABELS[kind] || kind;
-        el.append(badge);
-      }
-      el.append(document.createTextNode(text));
-      ui.transcript.append(el);
-    });
-  }
+  // The main transcript is the top-level agent's; each sub-agent's is drawn under its
+  // task row (subagents.js), never into this one.
+  const agents = window.InkSubagents.create({ adding, api, sessionPath, showBanner, sessionId: () => s.id });
+  const main = window.InkTranscript.create(ui.transcript, { adding, onToolRow: agents.onToolRow });
+  const setTool = window.InkTranscript.setTool;
 
-  function addNotice(text, level) {
-    adding(() => {
-      const el = document.createElement("div");
-      el.className = `notice level-${level}`;
-      el.textContent = text;
-      ui.transcript.append(el);
-    });
-  }
-
-  function appendAnswer(text) {
-    if (!s.assistant) {
-      const el = document.createElement("div");
-      el.className = "msg-assistant streaming";
-      adding(() => ui.transcript.append(el));
-      s.assistant = { el, text: "", frame: 0 };
-    }
-    s.assistant.text += text;
-    drawAnswerSoon(s.assistant);
-  }
-
-  // One markdown pass per frame, however many deltas arrived in it.
-  function drawAnswerSoon(answer) {
-    if (answer.frame) return;
-    answer.frame = requestAnimationFrame(() => {
-      answer.frame = 0;
-      adding(() => { answer.el.innerHTML = md.render(answer.text); });
-    });
-  }
-
-  function appendThinking(text) {
-    if (!s.thinking) {
-      const el = document.createElement("details");
-      el.className = "thinking";
-      el.open = true;
-      const summary = document.createElement("summary");
-      summary.textContent = "thinking";
-      const body = document.createElement("div");
-      body.className = "body";
-      el.append(summary, body);
-      adding(() => ui.transcript.append(el));
-      s.thinking = { el, body, text: "" };
-    }
-    s.thinking.text += text;
-    adding(() => { s.thinking.body.textContent = s.thinking.text; });
-  }
-
-  function endAnswer() {
-    if (s.assistant) {
-      const answer = s.assistant;
-      if (answer.frame) {
-        cancelAnimationFrame(answer.frame);
-        answer.frame = 0;
-      }
-      answer.el.innerHTML = md.render(answer.text);
-      answer.el.classList.remove("streaming");
-    }
-    if (s.thinking) s.thinking.el.open = false;
-    s.assistant = null;
-    s.thinking = null;
-  }
-
-  // The finished message is the truth: it also holds text streamed before this page
-  // connected (after a reload mid-answer).
-  function finishMessage(message) {
-    if (message.thinking && !s.thinking) appendThinking(message.thinking);
-    else if (s.thinking && message.thinking) {
-      s.thinking.text = message.thinking;
-      s.thinking.body.textContent = message.thinking;
-    }
-    if (message.text) {
-      if (!s.assistant) appendAnswer("");
-      s.assistant.text = message.text;
-    }
-    endAnswer();
-    for (const call of message.tool_calls || []) toolRow(call.id, call.name, call.arguments);
-  }
-
-  function callLabel(name, args) {
-    const key = MAIN_ARGUMENT[name];
-    const a = args && typeof args === "object" ? args : {};
-    if (key && typeof a[key] === "string") {
-      let main = a[key].replace(/\s+/g, " ").trim();
-      if (name === "grep" && typeof a.path === "string") main += ` in ${a.path}`;
-      return `${name} ${main}`;
-    }
-    if (name === "ls") return "ls .";
-    return name || "tool";
-  }
-
-  // "✓ read README.md (0.3s): 3 lines" -> "3 lines" (mark, label and time are drawn apart).
-  function summaryDetail(summary) {
-    const colon = summary.indexOf(": ");
-    return colon >= 0 ? summary.slice(colon + 2) : "";
-  }
-
-  function toolRow(callId, name, args) {
-    let tool = s.tools.get(callId);
-    if (tool) {
-      if (name && args !== undefined) tool.name.textContent = callLabel(name, args);
-      return tool;
-    }
-    const el = document.createElement("div");
-    el.className = "tool";
-    el.dataset.callId = callId;
-    const row = document.createElement("div");
-    row.className = "tool-row";
-    row.setAttribute("role", "button");
-    row.tabIndex = 0;
-    const caret = document.createElement("span");
-    caret.className = "caret";
-    caret.textContent = "▸";
-    const mark = document.createElement("span");
-    mark.className = "mark";
-    const label = document.createElement("span");
-    label.className = "label";
-    const nameEl = document.createElement("span");
-    nameEl.className = "name";
-    nameEl.textContent = callLabel(name, args);
-    const detail = document.createElement("span");
-    detail.className = "detail";
-    const word = document.createElement("span");
-    word.className = "state-word";
-    const durationEl = document.createElement("span");
-    durationEl.className = "duration";
-    const body = document.createElement("pre");
-    body.className = "tool-body";
-    label.append(nameEl, " ", detail);
-    row.append(caret, mark, label, word, durationEl);
-    el.append(row, body);
-    const toggle = () => el.classList.toggle("open");
-    row.addEventListener("click", toggle);
-    row.addEventListener("keydown", (ev) => {
-      if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); toggle(); }
-    });
-    tool = { el, mark, name: nameEl, detail, word, durationEl, body, state: "", startedAt: null, duration: null };
-    s.tools.set(callId, tool);
-    adding(() => ui.transcript.append(el));
-    setTool(tool, "queued");
-    return tool;
-  }
-
-  const TOOL_MARKS = { queued: "·", running: "◌", waiting: "?", ok: "✓", error: "✗" };
-  const TOOL_WORDS = { queued: "queued", running: "running", waiting: "asks you" };
-
-  function setTool(tool, state) {
-    // A call's time counts from when it runs, not from a question's wait.
-    if (state === "running" && tool.state !== "running") tool.startedAt = Date.now();
-    // A settled call stays settled: a late or replayed start must not make it run again.
-    if ((tool.state === "ok" || tool.state === "error") && state !== "ok" && state !== "error") return;
-    if (state === "waiting") tool.durationEl.textContent = "";
-    tool.state = state;
-    tool.el.dataset.state = state;
-    tool.mark.textContent = TOOL_MARKS[state];
-    tool.word.textContent = TOOL_WORDS[state] || "";
-    if (typeof tool.duration === "number") tool.durationEl.textContent = `${tool.duration.toFixed(tool.duration < 10 ? 2 : 1)}s`;
-    else if (state === "queued") tool.durationEl.textContent = "";
-  }
-
-  function renderHistory(messages) {
-    for (const m of messages) {
-      if (m.role === "user") {
-        addUser(typeof m.content === "string" ? m.content : JSON.stringify(m.content), m.kind || "prompt");
-      } else if (m.role === "assistant") {
-        finishMessage(m);
-      } else if (m.role === "tool") {
-        const tool = toolRow(m.call_id, m.tool_name);
-        const content = typeof m.content === "string" ? m.content : JSON.stringify(m.content);
-        tool.body.textContent = content || "(no output)";
-        const lines = content ? content.split("\n").length : 0;
-        tool.detail.textContent = m.is_error ? content.split("\n")[0].slice(0, 120) : `${lines} line${lines === 1 ? "" : "s"}`;
-        setTool(tool, m.is_error ? "error" : "ok");
-      }
-    }
+  // The view a tool call of this event is drawn in: its sub-agent's, or the main one.
+  function viewOf(e) {
+    return (e.agent_id && agents.viewOf(e.agent_id)) || main;
   }
 
   // ---- the queue -------------------------------------------------------------------
@@ -1084,12 +877,14 @@
     const fresh = ui.question.dataset.requestId !== asked.request_id;
     ui.question.dataset.requestId = asked.request_id;
     ui.question.dataset.tool = asked.tool_name || "";
-    const tool = s.tools.get(asked.call_id);
+    const tool = viewOf(asked).tools.get(asked.call_id);
     if (tool) setTool(tool, "waiting");
     if (fresh) {
       const args = asked.arguments && typeof asked.arguments === "object" ? asked.arguments : {};
       ui.questionTitle.textContent = QUESTION_TITLES[asked.tool_name] || `Run ${asked.tool_name}?`;
-      ui.questionWhy.textContent = asked.why || "";
+      // A sub-agent's question says which one asks (the gate is the same for all).
+      const who = asked.agent_description ? `Asked by the sub-agent “${asked.agent_description}”. ` : "";
+      ui.questionWhy.textContent = who + (asked.why || "");
       drawQuestionBody(asked, args);
       const note = asked.preview_note || "";
       ui.questionNote.textContent = note;
@@ -1346,6 +1141,6 @@
     openStream(seq);
   }
 
-  window.inkPage = { state: s, selectSession, loadSessions, replayFrom };
+  window.inkPage = { state: s, main, agents: agents.agents, selectSession, loadSessions, replayFrom };
   start();
 })();
