@@ -38,15 +38,14 @@ The session is recorded like the TUI's (same JSONL store), so `ink -c` opens it.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from ink_tui.api.event_fanout import EventFanout
+from ink_tui.api.session_results import PromptResult, QueuedInput, QueueEntryGone, SessionBusy
 from ink_tui.api.subagents import AgentInfo, AgentStopped, agent_info
 from ink_tui.control.input_queue import TAKE_MODES, TakeMode
 from ink_tui.control.public_event_types import AgentSettledEvent, HistoryMessage, PublicEvent
@@ -56,45 +55,15 @@ from ink_tui.core.messages import QueueMode
 from ink_tui.opening import Opening
 
 if TYPE_CHECKING:
-    from ink_tui.core.messages import ToolCall
-
-log = logging.getLogger(__name__)
-
-if TYPE_CHECKING:
     from ink_tui.control.controller import RunController
     from ink_tui.control.public_event_types import SessionState
+    from ink_tui.core.messages import ToolCall
     from ink_tui.extensions.host import ExtensionHost
     from ink_tui.extensions.startup import ExtensionOptions
     from ink_tui.session.session_writer import SessionWriter
 
-
-class SessionBusy(RuntimeError):
-    """A prompt arrived while a run is in progress and did not say how to deliver it."""
-
-
-class QueueEntryGone(LookupError):
-    """No queued entry has that id (it was sent, removed, or never existed)."""
-
-
-@dataclass(frozen=True, slots=True)
-class QueuedInput:
-    id: int
-    text: str
-    mode: QueueMode
-    # "user", or the name of the extension that queued it.
-    source: str = "user"
-
-
-@dataclass(frozen=True, slots=True)
-class PromptResult:
-    """How a prompt settled."""
-
-    # completed | aborted | max_iterations | failed
-    stop_reason: str
-    error: str | None = None
-    # Queued input handed back by an abort or a failure (joined by blank lines).
-    restored_text: str | None = None
-    restored_count: int = 0
+# The results and errors live in session_results; importers may take them from here.
+__all__ = ["AgentSession", "PromptResult", "QueueEntryGone", "QueuedInput", "SessionBusy"]
 
 
 class AgentSession:
@@ -122,15 +91,11 @@ class AgentSession:
             redact_text=redact_text,
             seqs=writer.event_seqs if writer is not None else None,
         )
-        self._subscribers: list[Callable[[PublicEvent], object]] = []
-        # Events of the opening (an extension that failed to load), kept for the first
-        # subscriber: RPC and `ink serve` subscribe once `open` has returned.
-        self._held: list[PublicEvent] = []
-        self._holding = True
+        # Subscribers, and the events of the opening (an extension that failed to load)
+        # kept for the first of them.
+        self._fanout = EventFanout()
         # Resolved by `agent_settled`; made when a run starts, however it was started.
         self._settled: asyncio.Future[PromptResult] | None = None
-        self._closers: list[Callable[[], object]] = []
-        self._tasks: set[asyncio.Future[Any]] = set()
         self._unsubscribe_bus = controller.bus.subscribe(self._on_event)
         self._closed = False
         self.extensions: ExtensionHost | None = None
@@ -218,7 +183,7 @@ class AgentSession:
             from dataclasses import replace
 
             session.attach_extensions(replace(extensions, config_dir=parts.config_dir))
-        session._holding = False
+        session._fanout.holding = False
         return session
 
     def attach_extensions(self, options: ExtensionOptions) -> None:
@@ -449,30 +414,11 @@ class AgentSession:
     def subscribe(self, callback: Callable[[PublicEvent], object]) -> Callable[[], None]:
         """Call `callback` with every later public event; returns an unsubscribe. The
         first subscriber also gets the events of the opening first (`extension_error`)."""
-        self._subscribers.append(callback)
-        held, self._held = self._held, []
-        for public in held:
-            self._hand(callback, public)
+        return self._fanout.subscribe(callback)
 
-        def unsubscribe() -> None:
-            with contextlib.suppress(ValueError):
-                self._subscribers.remove(callback)
-
-        return unsubscribe
-
-    async def events(self) -> AsyncIterator[PublicEvent]:
+    def events(self) -> AsyncIterator[PublicEvent]:
         """Every later public event, in order, until the session is closed."""
-        queue: asyncio.Queue[PublicEvent | None] = asyncio.Queue()
-        unsubscribe = self.subscribe(queue.put_nowait)
-        close = lambda: queue.put_nowait(None)  # noqa: E731
-        self._closers.append(close)
-        try:
-            while (event := await queue.get()) is not None:
-                yield event
-        finally:
-            unsubscribe()
-            with contextlib.suppress(ValueError):
-                self._closers.remove(close)
+        return self._fanout.events()
 
     def _on_event(self, event: Any) -> None:
         for public in self._projection.project(event):
@@ -481,31 +427,7 @@ class AgentSession:
                     self._settled = asyncio.get_running_loop().create_future()
             elif public["type"] == "agent_settled":
                 self._resolve(public)
-            if self._holding and not self._subscribers:
-                self._held.append(public)
-            for callback in tuple(self._subscribers):
-                self._hand(callback, public)
-
-    def _hand(self, callback: Callable[[PublicEvent], object], public: PublicEvent) -> None:
-        kind = public["type"]
-        try:
-            result = callback(public)
-            if asyncio.iscoroutine(result):
-                self._track(asyncio.ensure_future(result), kind)
-        except Exception:
-            # A caller's bug must not break the run or other subscribers.
-            log.exception("event subscriber failed on %s", kind)
-
-    def _track(self, task: asyncio.Future[Any], kind: str) -> None:
-        # The loop holds tasks weakly: keep each until it is done, and report its failure.
-        self._tasks.add(task)
-
-        def done(finished: asyncio.Future[Any]) -> None:
-            self._tasks.discard(finished)
-            if not finished.cancelled() and finished.exception() is not None:
-                log.error("event subscriber failed on %s", kind, exc_info=finished.exception())
-
-        task.add_done_callback(done)
+            self._fanout.publish(public)
 
     def _resolve(self, settled: AgentSettledEvent) -> None:
         future, self._settled = self._settled, None
@@ -540,8 +462,7 @@ class AgentSession:
             # Its jobs belong to it: a server's other sessions keep theirs.
             await self.controller.jobs.aclose()
         self._unsubscribe_bus()
-        for close in self._closers:
-            close()
+        self._fanout.close()
         if self._writer is not None:
             await asyncio.to_thread(self._writer.close)
 
