@@ -14,10 +14,13 @@ from textual.pilot import Pilot
 
 from ink_tui.control.run_settings import RunSettings
 from ink_tui.ui.app import InkApp
+from ink_tui.ui.fit_text import ELLIPSIS, fit_parts
 from ink_tui.ui.widgets.activity_panel import ActivityPanel
 from ink_tui.ui.widgets.approval_question import ApprovalQuestion
+from ink_tui.ui.widgets.hint_row import HintRow, hint_text
 from ink_tui.ui.widgets.prompt_input import PromptInput
 from ink_tui.ui.widgets.queue_list import QueueList
+from ink_tui.ui.widgets.status_bar import StatusBar
 from ink_tui.ui.widgets.transcript import Transcript
 from tests.scripted_server import ScriptedServer, tool_reply
 from tests.ui_helpers import make_app, type_text, wait_until
@@ -56,6 +59,18 @@ async def crowd(pilot: Pilot) -> ApprovalQuestion:
     return question
 
 
+def assert_whole_words(drawn: str, whole: str) -> None:
+    words = set(whole.split())
+    pieces = drawn.split()
+    for index, piece in enumerate(pieces):
+        if piece in words:
+            continue
+        last = index == len(pieces) - 1
+        assert last and piece.endswith(ELLIPSIS), f"{piece!r} cut mid-word in {drawn!r}"
+        head = piece.removesuffix(ELLIPSIS)
+        assert head in words or not head, f"{piece!r} cut mid-word in {drawn!r}"
+
+
 def shown_rows(transcript: Transcript) -> list[str]:
     return [transcript.render_line(y).text for y in range(transcript.size.height)]
 
@@ -83,11 +98,16 @@ async def test_typing_at_60x20_with_everything_open_keeps_rows_of_the_answer(
         queue = app.query_one(QueueList)
         assert queue.has_class("-compact")
         assert "2 queued" in str(queue.query_one(".header").render())
-        # Nothing of the hint row or the status bar is cut mid-word.
-        for widget in ("HintRow", "StatusBar"):
-            line = str(app.query_one(widget).render())
-            assert len(line) <= 58
-            assert all(word.isascii() or word for word in line.split())
+        # Nothing of the hint row or the status bar is cut mid-word: each word drawn is
+        # a word of the whole line (as drawn on a row wide enough), but for a last one
+        # that is cut, which ends in "…".
+        hints, status = app.query_one(HintRow), app.query_one(StatusBar)
+        for drawn, whole in (
+            (hints.render().plain, hint_text(hints.hints()).plain),
+            (status.render().plain, fit_parts(status._parts, 10_000).plain),
+        ):
+            assert len(drawn) <= 58 < len(whole), (drawn, whole)
+            assert_whole_words(drawn, whole)
 
 
 async def test_at_a_tall_terminal_nothing_gives_way(
