@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import sys
 import tempfile
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
-from tests.scripted_server import Gate, ScriptedServer, text_reply, tool_reply
+from tests.scripted_server import Gate, Reply, ScriptedServer, text_reply, tool_reply
 from tests.serve_page_helpers import chromium, ink_serve
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
@@ -161,6 +162,80 @@ def approval(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
     expect(page.locator("#state")).to_have_text("waiting for your answer")
 
 
+def subagents(page: Page, server: ScriptedServer, gates: list[Gate]) -> None:
+    """Three sub-agents: one unfolded while it writes, one stopped, one being steered."""
+    writing, steered, stopped_gate = Gate(), Gate(), Gate()
+    gates.extend([writing, steered, stopped_gate])
+    replies: dict[str, deque[Reply]] = {
+        "Find where the cart total is computed.": deque(
+            [
+                tool_reply(
+                    [("read", {"path": "cart.py"})], text="I'll read the cart module first."
+                ),
+                text_reply(
+                    "`total()` in **cart.py** sums the prices and ignores each item's "
+                    "quantity, so two of the same item count once.",
+                    pieces=4,
+                    gate=writing,
+                ),
+            ]
+        ),
+        "Check the README for the pricing rules.": deque(
+            [text_reply("The README says prices are per item; nothing", pieces=2, gate=steered)]
+        ),
+        "Run the whole test suite.": deque(
+            [text_reply("Starting the suite", pieces=2, gate=stopped_gate)]
+        ),
+    }
+
+    def respond(body: dict[str, Any]) -> Reply | None:
+        users = [m["content"] for m in body["messages"] if m["role"] == "user"]
+        queue = replies.get(users[0]) if users else None
+        return queue.popleft() if queue else None
+
+    server.responders.append(respond)
+    server.push(
+        tool_reply(
+            [
+                (
+                    "task",
+                    {
+                        "description": "find the total",
+                        "prompt": "Find where the cart total is computed.",
+                    },
+                    "call_1",
+                ),
+                (
+                    "task",
+                    {
+                        "description": "read the pricing rules",
+                        "prompt": "Check the README for the pricing rules.",
+                    },
+                    "call_2",
+                ),
+                (
+                    "task",
+                    {"description": "run the tests", "prompt": "Run the whole test suite."},
+                    "call_3",
+                ),
+            ],
+            text="I'll split this into three tasks.",
+        )
+    )
+    new_session(page)
+    send(page, "why is the cart total wrong for two of the same item?")
+    for gate in (writing, steered, stopped_gate):
+        assert gate.reached.wait(15)
+    rows = page.locator("#transcript > .tool.task")
+    rows.nth(2).get_by_role("button", name="Stop").click()
+    expect(rows.nth(2).locator(".state-word")).to_have_text("stopped")
+    rows.nth(0).locator(".tool-row").first.click()
+    expect(rows.nth(0).locator(".task-transcript .tool")).to_have_count(1)
+    rows.nth(1).get_by_role("button", name="Steer").click()
+    rows.nth(1).locator(".task-steer-box textarea").fill("Also look for a discount rule")
+    page.wait_for_timeout(1200)
+
+
 SCENES: dict[str, tuple[Callable[[Page, ScriptedServer, list[Gate]], None], dict[str, int]]] = {
     "welcome": (welcome, {"width": 1280, "height": 800}),
     "idle": (idle, {"width": 1280, "height": 800}),
@@ -168,6 +243,7 @@ SCENES: dict[str, tuple[Callable[[Page, ScriptedServer, list[Gate]], None], dict
     "queue": (queue, {"width": 1280, "height": 800}),
     "stopped": (stopped, {"width": 1280, "height": 800}),
     "approval": (approval, {"width": 1280, "height": 800}),
+    "subagents": (subagents, {"width": 1280, "height": 800}),
     "narrow": (narrow, {"width": 390, "height": 800}),
 }
 
