@@ -9,15 +9,24 @@ While an approval question is open the phase is "waiting for your answer", witho
 spinner or a count, and so is the row of the call it asks about: nothing runs there.
 The call's time counts from `tool_running`, once the answer let it through; other calls
 that really run keep their spinners.
+
+A `task` call's row is its sub-agent's while that runs (`AgentActivity` folds its
+events): its description, what it does now (its tool, "thinking", "writing", or
+waiting for an answer to its question), its time and tokens, and two clickable parts,
+"■ stop" and "✎ steer", which post `StopAgentRequested` / `SteerAgentRequested` (the
+app carries them out). The row goes when the sub-agent ends. A sub-agent's own tool
+calls are not rows of the panel: they are its task row's, in the transcript.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.style import Style
 from rich.text import Text
 from textual.widgets import Static
 
+from ink_tui.control.agent_activity import AgentActivity, AgentState
 from ink_tui.control.bus import EventBus
 from ink_tui.core.events import (
     ApprovalRequest,
@@ -29,6 +38,8 @@ from ink_tui.core.events import (
     RunEnd,
     RunStart,
     ServerWaiting,
+    SubagentEnd,
+    SubagentStart,
     TextDelta,
     ThinkingDelta,
     ToolEnd,
@@ -39,8 +50,12 @@ from ink_tui.core.events import (
 )
 from ink_tui.core.tool_summary import call_label
 from ink_tui.ui import clock
+from ink_tui.ui.agent_requests import SteerAgentRequested, StopAgentRequested
+from ink_tui.ui.fit_text import Part, fit_parts
 
 WAITING_FOR_ANSWER = "waiting for your answer"
+STOP_LABEL = "■ stop"
+STEER_LABEL = "✎ steer"
 
 
 @dataclass(slots=True)
@@ -85,6 +100,13 @@ class ActivityPanel(Static):
         self.rows: dict[str, _Row] = {}
         # Open approval questions: request id -> the call it asks about.
         self.asking: dict[str, str] = {}
+        # The sub-agents running now (ended ones are forgotten at once), when each
+        # started on this clock, and their open questions (request id -> agent id).
+        self.agents = AgentActivity()
+        self._agent_started: dict[str, float] = {}
+        self._agent_asking: dict[str, str] = {}
+        # Task calls whose sub-agent has ended: their rows go before the call settles.
+        self._ended_calls: set[str] = set()
         # Lines last painted: only a change in their number moves the widgets below.
         self._painted_lines = -1
         self._unsubscribe = lambda: None
@@ -105,7 +127,10 @@ class ActivityPanel(Static):
 
     def _on_event(self, event: Event) -> None:
         if event.agent_id is not None:
-            return  # a sub-agent's tools are its task's, not rows of the parent's run
+            self._on_agent_event(event.agent_id, event)
+            return
+        if isinstance(event, RunStart | RunEnd):
+            self._forget_agents()
         if isinstance(event, RunStart):
             self.rows.clear()
             self.asking.clear()
@@ -156,6 +181,7 @@ class ActivityPanel(Static):
         elif isinstance(event, ToolSettled | ToolEnd):
             call_id = event.call_id if isinstance(event, ToolSettled) else event.call.id
             self.rows.pop(call_id, None)
+            self._ended_calls.discard(call_id)
         elif isinstance(event, ServerWaiting):
             if event.over:
                 self.waiting_since = None
@@ -172,10 +198,78 @@ class ActivityPanel(Static):
             return
         self._paint()
 
+    def _on_agent_event(self, agent_id: str, event: Event) -> None:
+        """A sub-agent's event: its row's state. Only its start, end and questions
+        repaint at once; the ticker shows the rest (deltas come by the thousand)."""
+        self.agents(event)
+        if isinstance(event, SubagentStart):
+            self._agent_started[agent_id] = clock.now()
+        elif isinstance(event, ApprovalRequest):
+            self._agent_asking[event.request_id] = agent_id
+        elif isinstance(event, ApprovalResolved):
+            self._agent_asking.pop(event.request_id, None)
+        elif isinstance(event, SubagentEnd):
+            if event.parent_call_id in self.rows:
+                self._ended_calls.add(event.parent_call_id)
+            self.agents.forget(agent_id)
+            self._agent_started.pop(agent_id, None)
+            for request_id, asker in list(self._agent_asking.items()):
+                if asker == agent_id:
+                    del self._agent_asking[request_id]
+        else:
+            return
+        self._paint()
+
+    def _forget_agents(self) -> None:
+        self.agents = AgentActivity()
+        self._agent_started.clear()
+        self._agent_asking.clear()
+        self._ended_calls.clear()
+
+    def entries(self) -> list[_Row | AgentState]:
+        """What the rows under the phase show, in order: each call in flight, a task
+        call as its running sub-agent (and those under it, after it)."""
+        entries: list[_Row | AgentState] = []
+        placed: set[str] = set()
+        for call_id, row in self.rows.items():
+            if call_id in self._ended_calls:
+                continue
+            agent = self.agents.by_call.get(call_id)
+            if agent is None:
+                entries.append(row)
+            else:
+                self._add_agent(entries, agent, placed)
+        # Those whose task row is not here (the panel came after their call).
+        for agent in self.agents.running:
+            if agent.agent_id not in placed and agent.parent_agent_id not in self.agents.agents:
+                self._add_agent(entries, agent, placed)
+        return entries
+
+    def _add_agent(
+        self, entries: list[_Row | AgentState], agent: AgentState, placed: set[str]
+    ) -> None:
+        entries.append(agent)
+        placed.add(agent.agent_id)
+        for child in self.agents.running:
+            if child.parent_agent_id == agent.agent_id and child.agent_id not in placed:
+                self._add_agent(entries, child, placed)
+
     @property
     def full_rows(self) -> int:
         """Rows the panel takes in full: its border, the phase and a row per call."""
-        return min(self.MAX_ROWS, 2 + len(self.rows)) if self.phase else 0
+        return min(self.MAX_ROWS, 2 + len(self.entries())) if self.phase else 0
+
+    # -- what a sub-agent's row's parts do (their "@click" actions) --------------------
+
+    def action_stop_agent(self, agent_id: str) -> None:
+        self.post_message(StopAgentRequested(agent_id, self._description(agent_id)))
+
+    def action_steer_agent(self, agent_id: str) -> None:
+        self.post_message(SteerAgentRequested(agent_id, self._description(agent_id)))
+
+    def _description(self, agent_id: str) -> str:
+        agent = self.agents.agents.get(agent_id)
+        return agent.description if agent is not None else agent_id
 
     def set_compact(self, compact: bool) -> None:
         if compact != self.has_class("-compact"):
@@ -209,14 +303,26 @@ class ActivityPanel(Static):
             else:
                 text.append(self.phase)
                 text.append(f" {clock.format_elapsed(now - self.phase_started)}", style="dim")
+        entries = self.entries()
         if self.has_class("-compact"):
-            if self.rows:
-                count = len(self.rows)
-                text.append(f" · {count} call{'s' if count != 1 else ''}", style="dim")
+            agents = sum(isinstance(entry, AgentState) for entry in entries)
+            calls = len(entries) - agents
+            if calls:
+                text.append(f" · {calls} call{'s' if calls != 1 else ''}", style="dim")
+            if agents:
+                running = f"{agents} sub-agent{'s' if agents != 1 else ''} running"
+                text.append(f" · {running}", style="dim")
             self._show(text, 1)
             return
-        for row in self.rows.values():
+        room = self.MAX_ROWS - 2
+        shown = entries if len(entries) <= room else entries[: room - 1]
+        width = self.content_size.width or max(20, self.app.size.width - 2)
+        for entry in shown:
             text.append("\n")
+            if isinstance(entry, AgentState):
+                text.append_text(self._agent_line(entry, now, width))
+                continue
+            row = entry
             if row.asking:
                 text.append("  ? ", style="yellow")
                 text.append(row.label)
@@ -229,7 +335,39 @@ class ActivityPanel(Static):
                 text.append(f"  {clock.spinner(row.started)} ", style="cyan")
                 text.append(row.label)
                 text.append(f"  {clock.format_elapsed(now - row.started)}", style="dim")
-        self._show(text, 1 + len(self.rows))
+        if len(shown) < len(entries):
+            text.append(f"\n  … {len(entries) - len(shown)} more", style="dim")
+        self._show(text, 1 + min(len(entries), room))
+
+    def _agent_line(self, agent: AgentState, now: float, width: int) -> Text:
+        """`  ⠋ scan the tests · bash pytest -q · 12s · 3.4k tokens  ■ stop  ✎ steer`:
+        the parts before the two controls give way first (tokens, then what it does),
+        so the controls always show."""
+        started = self._agent_started.get(agent.agent_id, now)
+        asking = agent.agent_id in self._agent_asking.values()
+        line = Text("  " * agent.depth)
+        if asking:
+            line.append("? ", style="yellow")
+        else:
+            line.append(f"{clock.spinner(started)} ", style="magenta")
+        doing = Text(WAITING_FOR_ANSWER, style="yellow") if asking else Text(agent.doing)
+        tokens = f"{agent.tokens / 1000:.1f}k" if agent.tokens >= 1000 else str(agent.tokens)
+        parts = [
+            Part(Text(" ".join(agent.description.split()), style="bold"), 3),
+            Part(doing, 1),
+            Part(Text(clock.format_elapsed(now - started), style="dim"), 2),
+            Part(Text(f"{tokens} tokens", style="dim"), 0),
+        ]
+        controls = Text("  ")
+        for label, action in ((STOP_LABEL, "stop_agent"), (STEER_LABEL, "steer_agent")):
+            click = {"@click": f"{action}({agent.agent_id!r})"}
+            controls.append(label, style=Style(bold=True, meta=click))
+            controls.append("  ")
+        controls.rstrip()
+        room = max(1, width - line.cell_len - controls.cell_len)
+        line.append_text(fit_parts(parts, room, separator=" · "))
+        line.append_text(controls)
+        return line
 
     def _show(self, content: Text | str, lines: int) -> None:
         # The ticker repaints ten times a second while a model streams; a layout of the
