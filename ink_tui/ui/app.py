@@ -10,8 +10,8 @@ that start-up does not pay for importing the HTTP client, the tools or the sessi
 
 The app's helpers, each in its own module, act on it through the `AppHost` protocol:
 `CommandRunner` (slash commands), `AppStart` (after the first frame), `AppExtensions`
-(loading, trust, their commands), `SessionActions` (listing, picking, resuming) and
-`CtrlCPolicy` (what Ctrl+C does when).
+(loading, trust, their commands), `SessionActions` (listing, picking, resuming),
+`CtrlCPolicy` (what Ctrl+C does when), `AgentControl` (stopping, steering a sub-agent).
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ from ink_tui.control.bus import EventBus
 from ink_tui.fastpaths import install_app_patches
 from ink_tui.ui.app_start import AppStart, MakeController
 from ink_tui.ui.panel_layout import LAYOUT_EVENTS, PanelLayout
+
+# The `ink` command's entry (cli.py imports it from here); built in a module of its own.
+from ink_tui.ui.run_app import run_app as run_app
 from ink_tui.ui.startup import AppSessions, SessionPlan
 from ink_tui.ui.widgets.hint_row import HintRow, key_label
 from ink_tui.ui.widgets.prompt_input import PromptInput, placeholder_for
@@ -48,6 +51,8 @@ if TYPE_CHECKING:
     from ink_tui.extensions.host import ExtensionHost
     from ink_tui.extensions.startup import ExtensionOptions
     from ink_tui.session.config import Config
+    from ink_tui.ui.agent_control import AgentControl
+    from ink_tui.ui.agent_requests import SteerAgentRequested, StopAgentRequested
     from ink_tui.ui.app_extensions import AppExtensions
     from ink_tui.ui.command_runner import CommandRunner
     from ink_tui.ui.ctrl_c import CtrlCPolicy
@@ -148,6 +153,12 @@ class InkApp(App[None]):
         return CtrlCPolicy(self)
 
     @cached_property
+    def agent_control(self) -> AgentControl:
+        from ink_tui.ui.agent_control import AgentControl
+
+        return AgentControl(self)
+
+    @cached_property
     def session_actions(self) -> SessionActions:
         from ink_tui.ui.session_actions import SessionActions
 
@@ -192,7 +203,7 @@ class InkApp(App[None]):
     def on_mount(self) -> None:
         self._unsubscribe = self.bus.subscribe(self._on_event)
         self._apply_preferences()
-        self.prompt.placeholder = placeholder_for("idle", self.is_demo)
+        self.prompt.set_main_placeholder(placeholder_for("idle", self.is_demo))
         self.prompt.focus()
         check_size(self.screen_stack[0], *self.size)
         self.call_after_refresh(self._after_first_frame)
@@ -303,12 +314,14 @@ class InkApp(App[None]):
             restored = cast("InputRestored", event)
             self.prompt.restore(restored.text)
             self.prompt.focus()
+        elif event.type == "subagent_end" and event.agent_id is not None:
+            self.agent_control.ended(event.agent_id)
         elif event.type == "state":
             change = cast("StateChange", event)
             if change.state == "exited":
                 self.exit(return_code=change.exit_code or 0)
             else:
-                self.prompt.placeholder = placeholder_for(change.state, self.is_demo)
+                self.prompt.set_main_placeholder(placeholder_for(change.state, self.is_demo))
                 if change.state == "idle":
                     # After the hint row has seen the change (it ends a flash on it).
                     self.call_later(self.ctrl_c.settled)
@@ -347,6 +360,9 @@ class InkApp(App[None]):
                 name, argument = invocation.name, invocation.argument
                 self.start.later(lambda: self.commands.run(name, argument))
             return
+        if message.agent_id is not None:  # the input was pointed at a sub-agent
+            self.agent_control.send(literal_text(message.text), message.mode, message.agent_id)
+            return
         # Before the controller exists (typed during the first frame), the line waits.
         self.start.submit(literal_text(message.text), message.mode)
 
@@ -381,6 +397,14 @@ class InkApp(App[None]):
     def _pull_queue(self) -> None:
         if self.controller is not None and self.controller.pull_queue_to_editor() == 0:
             self.query_one(HintRow).flash("The queue is empty.")
+
+    # -- one sub-agent: its row's stop and steer ----------------------------------------
+
+    def on_stop_agent_requested(self, message: StopAgentRequested) -> None:
+        self.agent_control.stop(message.agent_id, message.description)
+
+    def on_steer_agent_requested(self, message: SteerAgentRequested) -> None:
+        self.agent_control.point(message.agent_id, message.description)
 
     # -- approval questions ---------------------------------------------------------
 
@@ -434,7 +458,10 @@ class InkApp(App[None]):
         self.ctrl_c.press()
 
     def action_escape(self) -> None:
-        """Escape interrupts a running task; idle, it returns focus to the input."""
+        """Escape points the input back at the main agent if it steered a sub-agent;
+        else it interrupts a running task; idle, it returns focus to the input."""
+        if self.agent_control.back_to_main():  # which also focuses the input
+            return
         if self.controller is not None and self.controller.state == "running":
             self.action_interrupt()
         else:
@@ -461,45 +488,3 @@ class InkApp(App[None]):
             self.controller.exit(code)  # publishes `exited`, which exits the app
         else:
             self.exit(return_code=code)
-
-
-def run_app(
-    config: Config,
-    workspace: Path,
-    plan: SessionPlan,
-    *,
-    extensions: ExtensionOptions | Callable[[], ExtensionOptions] | None = None,
-) -> int:
-    from ink_tui.assemble import assemble_controller
-    from ink_tui.ui.model_label import model_label
-
-    model = config.model_config()
-
-    def make_controller(bus: EventBus) -> RunController:
-        from ink_tui.tools.job_exit import guard_exit
-
-        # The `ink` command's process-wide guards (subreaper, exit paths), before any
-        # command can run; after the first frame, which does not need their imports.
-        guard_exit()
-        # Run settings bring the tool and message types: built with the controller,
-        # after the first frame.
-        settings = config.run_settings()
-        return assemble_controller(
-            model, workspace, settings=settings, bus=bus, user_config_dir=config.user_config_dir
-        )
-
-    app = InkApp(
-        make_controller,
-        model_label=model_label(model.base_url, model.model),
-        is_demo=model.is_demo,
-        workspace=workspace,
-        plan=plan,
-        notices=config.problems,
-        config=config,
-        freeze_startup_heap=True,
-        extensions=extensions,
-    )
-    app.run()
-    # The exit status is the app's return code (130 after a double Ctrl+C, 1 after a
-    # crash); `run()` returns the return value, which ink does not set.
-    return app.return_code or 0

@@ -1,6 +1,6 @@
-"""The line of key hints above the status bar; it changes with the run state, and while
+"""The line of key hints above the status bar; it changes with the run state, while
 an approval question is open with where the focus is (the input, the question, its
-reason box)."""
+reason box), and while the input is pointed at a sub-agent (`set_steering`)."""
 
 from __future__ import annotations
 
@@ -61,6 +61,17 @@ def asking_hints(answer_key: str) -> tuple[tuple[str, str], ...]:
     )
 
 
+def steering_hints(description: str, answer_key: str | None = None) -> tuple[tuple[str, str], ...]:
+    """The input is pointed at a sub-agent: where Enter goes, and the way back."""
+    hints = (
+        (f"Steering {description}", ""),
+        ("Enter", "sends to it"),
+        ("Esc", "back to the main agent"),
+        ("Alt+Enter", "queues it a follow-up"),
+    )
+    return hints if answer_key is None else (*hints, (answer_key, "answers the question"))
+
+
 def key_label(keys: str) -> str:
     """A binding's first key as shown: "ctrl+g" -> "Ctrl+G", "alt+enter" -> "Alt+Enter"."""
     first = keys.split(",")[0].strip()
@@ -73,7 +84,8 @@ def hint_parts(pairs: tuple[tuple[str, str], ...]) -> list[Part]:
     for index, (key, what) in enumerate(pairs):
         text = Text()
         text.append(key, style="bold")
-        text.append(f" {what}", style="dim")
+        if what:
+            text.append(f" {what}", style="dim")
         parts.append(Part(text, -index))
     return parts
 
@@ -105,6 +117,8 @@ class HintRow(Static):
         # and where the focus is for them.
         self._asking: dict[str, str] = {}
         self._focus = ""
+        # The sub-agent the input is pointed at (its description), if any.
+        self._steering: str | None = None
         self._flash_timer: Timer | None = None
         # What the row shows: a flash, or the hints (fitted to the width when drawn).
         self._flash: str | None = None
@@ -152,6 +166,12 @@ class HintRow(Static):
                 self._flash_timer = None
             self._paint()
 
+    def set_steering(self, description: str | None) -> None:
+        """The input is pointed at the sub-agent `description` (None: at the main agent)."""
+        if description != self._steering:
+            self._steering = description
+            self._repaint()
+
     def flash(self, message: str, seconds: float = 2.0) -> None:
         """Show `message` instead of the hints for a moment (e.g. 'Ctrl+C again to quit')."""
         if self._flash_timer is not None:
@@ -177,7 +197,11 @@ class HintRow(Static):
                 return answering_hints(next(iter(self._asking.values())))
             if self._focus == "approval-reason":
                 return REASON_HINTS
+            if self._steering is not None:
+                return steering_hints(self._steering, self._answer_key)
             return asking_hints(self._answer_key)
+        if self._steering is not None:
+            return steering_hints(self._steering)
         return RUNNING_HINTS if self._state == "running" else IDLE_HINTS
 
     def _paint(self) -> None:

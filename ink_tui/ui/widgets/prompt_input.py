@@ -19,6 +19,11 @@ as the newest history entry: Up brings it back.
 
 While a completion menu (`completion`, set by the menu itself) is open, Up, Down, Tab,
 Enter and Escape go to it first: the table above applies only when it is closed.
+
+Pointed at a sub-agent (`point_at`, by the app on a "steer" of its row), Enter and
+Alt+Enter carry its id (`Submitted.agent_id`): the line steers that sub-agent, not the
+main agent. The border and the placeholder say so; the text in the box is never touched
+by pointing or un-pointing.
 """
 
 from __future__ import annotations
@@ -61,6 +66,11 @@ class Completion(Protocol):
         ...
 
 
+def steering_text(description: str) -> str:
+    """What the box and the hint row say while pointed at a sub-agent."""
+    return f"Steering {description} · Enter sends to it · Esc back to the main agent"
+
+
 def placeholder_for(state: str, is_demo: bool) -> str:
     """What the empty input says: how to steer while a run goes on, else how to start."""
     if state == "running":
@@ -77,6 +87,12 @@ class PromptInput(TextArea):
         /* text rows plus the two rows of the tall border; beyond that it scrolls */
         max-height: {MAX_VISIBLE_ROWS + 2};
     }}
+    /* Pointed at a sub-agent: a border of another colour, titled with its name. */
+    PromptInput.-steering, PromptInput.-steering:focus {{
+        border: tall $warning;
+        border-title-color: $warning;
+        border-title-style: bold;
+    }}
     """
 
     # Bindings are used where they can work: they are only consulted for keys that the
@@ -91,10 +107,12 @@ class PromptInput(TextArea):
 
     @dataclass
     class Submitted(Message):
-        """The user sent the box's text: Enter (`steer`) or Alt+Enter (`follow_up`)."""
+        """The user sent the box's text: Enter (`steer`) or Alt+Enter (`follow_up`), to
+        sub-agent `agent_id` when the box was pointed at one."""
 
         text: str
         mode: QueueMode = "steer"
+        agent_id: str | None = None
 
     @dataclass
     class QuitRequested(Message):
@@ -128,6 +146,10 @@ class PromptInput(TextArea):
         # the user has edited it, and that edit must not be thrown away by walking on.
         self._recalled: str | None = None
         self.completion: Completion | None = None
+        # The sub-agent the next line goes to (None: the main agent), and what the
+        # empty box says when it goes to the main agent.
+        self.target: str | None = None
+        self._main_placeholder = placeholder
 
     @property
     def input_history(self) -> InputHistory:
@@ -140,6 +162,29 @@ class PromptInput(TextArea):
         install_key_fixes()
 
     # -- what the App calls ---------------------------------------------------------
+
+    def set_main_placeholder(self, text: str) -> None:
+        """What the empty box says when lines go to the main agent (by run state)."""
+        self._main_placeholder = text
+        if self.target is None:
+            self.placeholder = text
+
+    def point_at(self, agent_id: str | None, description: str = "") -> None:
+        """Send the next line to sub-agent `agent_id` (None: the main agent again)."""
+        self.target = agent_id
+        self.set_class(agent_id is not None, "-steering")
+        if agent_id is None:
+            self.border_title = None
+            self.placeholder = self._main_placeholder
+        else:
+            self.border_title = f"Steering {description}"
+            self.placeholder = steering_text(description)
+
+    def mark_target_ended(self, description: str) -> None:
+        """The sub-agent pointed at has ended: the title says so (Enter then gives the
+        text back and points the box at the main agent, see the app)."""
+        if self.target is not None:
+            self.border_title = f"Steering {description} · it has ended"
 
     def restore(self, text: str) -> None:
         """Put `text` (restored queued input) above the draft, cursor at its end."""
@@ -206,7 +251,7 @@ class PromptInput(TextArea):
         self._recalled = None
         # load_text also drops the undo stack: the sent text lives on in the history.
         self.load_text("")
-        self.post_message(self.Submitted(text, mode))
+        self.post_message(self.Submitted(text, mode, self.target))
 
     # -- completion -------------------------------------------------------------------
 
