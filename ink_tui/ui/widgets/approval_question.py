@@ -47,18 +47,14 @@ from textual.widgets import Input, Static
 from ink_tui.control.bus import EventBus
 from ink_tui.core.events import ApprovalRequest, ApprovalResolved, Event, RunEnd
 from ink_tui.core.sentence import sentence
-from ink_tui.core.tool_summary import call_label
-from ink_tui.ui.blocks.diff_lines import diff_line_style, diff_lines
-from ink_tui.ui.blocks.fold_view import fold_view
 from ink_tui.ui.fit_text import elide
+from ink_tui.ui.widgets.approval_text import DECISION_KEYS, call_text, choice_label, preview_lines
 
 if TYPE_CHECKING:
     from ink_tui.ui.widgets.prompt_input import PromptInput
 
-PREVIEW_LINES = 12
-
-# decision -> its keys; labels for "session" and "always" name the rule.
-_KEYS = {"allow": ("y", "1"), "session": ("s", "2"), "always": ("a", "3"), "deny": ("n", "4")}
+# tests/test_ui_folds.py reads the preview under its old name.
+_preview_lines = preview_lines
 # Keys that leave the question for the input without answering (Ctrl+G is the App's
 # binding, so a rebound key works the same).
 _LEAVE_KEYS = ("escape", "tab", "shift+tab")
@@ -209,9 +205,9 @@ class ApprovalQuestion(Vertical, can_focus=True):
         if self.request is None:
             return 0
         width = max(1, self.app.size.width - 2)
-        call = -(-_call_text(self.request).cell_len // width)
+        call = -(-call_text(self.request).cell_len // width)
         why = -(-len(self.request.why) // width)
-        preview = len(_preview_lines(self.request))
+        preview = len(preview_lines(self.request))
         reason = 2 if self.has_class("-reason") else 0
         return 1 + max(1, call) + max(1, why) + min(preview, 14) + 2 + 1 + reason
 
@@ -224,7 +220,7 @@ class ApprovalQuestion(Vertical, can_focus=True):
 
     def _call_line(self) -> Text:
         assert self.request is not None
-        text = _call_text(self.request)
+        text = call_text(self.request)
         if self.has_class("-compact"):
             # One line: the command's end gives way to an ellipsis.
             text = elide(Text(" ").join(text.split("\n")), self._line_width())
@@ -270,12 +266,12 @@ class ApprovalQuestion(Vertical, can_focus=True):
         why = sentence(f"Allow this? {request.why}")
         self.query_one("#approval-why", Static).update(asker + why)
         preview = self.query_one("#approval-preview", Static)
-        lines = _preview_lines(request)
+        lines = preview_lines(request)
         preview.display = bool(lines)
         preview.update(Text("\n").join(lines))
         choices = self.query_one("#approval-choices", Horizontal)
         choices.remove_children()
-        choices.mount_all(_Choice(d, _label(d, request, keyed=False)) for d in self.decisions)
+        choices.mount_all(_Choice(d, choice_label(d, request, keyed=False)) for d in self.decisions)
         self.add_class("-open")
         self.call_after_refresh(self._paint)
 
@@ -361,11 +357,11 @@ class ApprovalQuestion(Vertical, can_focus=True):
         request = self.request
         # A choice's margin is 2 columns; when the full labels would run past the row,
         # the short ones ("this session", "always"), so none is cut.
-        full = sum(len(_label(d, request, keyed=answering)) + 2 for d in self.decisions)
+        full = sum(len(choice_label(d, request, keyed=answering)) + 2 for d in self.decisions)
         short = full > self._line_width()
         for index, choice in enumerate(self.query(_Choice)):
             choice.set_class(index == self.current, "-current")
-            choice.update(_label(choice.decision, request, keyed=answering, short=short))
+            choice.update(choice_label(choice.decision, request, keyed=answering, short=short))
         keys = elide(Text(self._keys_text(answering)), self._line_width())
         self.query_one("#approval-keys", Static).update(keys)
 
@@ -381,7 +377,7 @@ class ApprovalQuestion(Vertical, can_focus=True):
             )
         if self.has_class("-reason"):
             return "Enter sends the reason (empty: none) · Esc back to the choices"
-        letters = "/".join(_KEYS[d][0] for d in self.decisions)
+        letters = "/".join(DECISION_KEYS[d][0] for d in self.decisions)
         return f"{letters} or ←/→ and Enter to answer · Esc back to the input"
 
     @on(_Choice.Picked)
@@ -434,7 +430,7 @@ class ApprovalQuestion(Vertical, can_focus=True):
             event.prevent_default()
             return
         key = event.key
-        for decision, keys in _KEYS.items():
+        for decision, keys in DECISION_KEYS.items():
             if key in keys and decision in self.decisions:
                 event.stop()
                 event.prevent_default()
@@ -472,47 +468,3 @@ class ApprovalQuestion(Vertical, can_focus=True):
         else:
             return False
         return True
-
-
-def _call_text(request: ApprovalRequest) -> Text:
-    call = request.call
-    text = Text("? ", style="bold")
-    if call.name == "bash":
-        text.append("bash ", style="bold")
-        text.append(str(call.arguments.get("command", "")), style="")
-    elif request.path is not None:
-        text.append(f"{call.name} {request.path}")
-    else:
-        text.append(call_label(call, 200))
-    return text
-
-
-def _preview_lines(request: ApprovalRequest) -> list[Text]:
-    if not request.preview:
-        return [Text(request.preview_note, style="dim")] if request.preview_note else []
-    lines = diff_lines(request.preview, file_header=False)
-    if len(lines) > PREVIEW_LINES:
-        # Folded as the transcript folds a diff: the hunks' headers and changed lines
-        # first (what is being decided), context only with the room left.
-        view = fold_view([line.plain for line in lines], "diff")
-        kept = view.lines if view is not None else ()
-        hidden = len(lines) - len(kept)
-        lines = [Text(line, style=diff_line_style(line)) for line in kept]
-        lines.append(Text(f"… {hidden} more lines", style="dim"))
-    if request.preview_note:
-        lines.insert(0, Text(request.preview_note, style="dim"))
-    return lines
-
-
-def _label(decision: str, request: ApprovalRequest, *, keyed: bool, short: bool = False) -> str:
-    """A choice's label; `keyed` (the question has the focus) shows its key first;
-    `short` leaves out the rule (a narrow row)."""
-    if decision == "allow":
-        label = "allow once"
-    elif decision == "session":
-        label = "this session" if short else f"allow {request.rule_label} this session"
-    elif decision == "always":
-        label = "always" if short else f"always allow {request.rule_label}"
-    else:
-        label = "deny…"
-    return f"[{_KEYS[decision][0]}] {label}" if keyed else label
