@@ -104,7 +104,7 @@ class KeyTimer:
         return [(edit - sent) * 1000 for edit, sent in zip(edits, self.sent, strict=True)]
 
 
-def _stats(latencies: list[float]) -> dict[str, float]:
+def key_stats(latencies: list[float]) -> dict[str, float]:
     return {
         "p50_ms": percentile(latencies, 50),
         "p99_ms": percentile(latencies, 99),
@@ -142,7 +142,7 @@ async def measure_ink(root: str, size: int, idle_presses: int) -> Sample:
             await asyncio.wait_for(shown, 30)
             assert app.controller is not None
             await asyncio.wait_for(app.controller.wait_idle(), 10)
-    return {"streaming": _stats(busy), "idle": _stats(idle)}
+    return {"streaming": key_stats(busy), "idle": key_stats(idle)}
 
 
 def measure(quick: bool, runs: int) -> dict[str, list[Any]]:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
     from ink_tui.control.bus import EventBus
     from ink_tui.control.controller import RunController
+    from ink_tui.control.run_settings import RunSettings
     from ink_tui.ui.app import InkApp
 
 SIZE = (100, 32)
@@ -104,8 +105,9 @@ def sink(app: App[Any]) -> SinkDriver:
     return driver
 
 
-def make_ink_app(base_url: str, workspace: Path) -> InkApp:
-    """The app as `ink --base-url URL --model bench-model` builds it (`run_app`)."""
+def make_ink_app(base_url: str, workspace: Path, settings: RunSettings | None = None) -> InkApp:
+    """The app as `ink --base-url URL --model bench-model` builds it (`run_app`), with
+    the run's `settings` when given (figure 10: eight sub-agents at once)."""
     from ink_tui.assemble import assemble_controller
     from ink_tui.session.model_config import ModelConfig
     from ink_tui.ui.app import InkApp
@@ -113,7 +115,7 @@ def make_ink_app(base_url: str, workspace: Path) -> InkApp:
     config = ModelConfig(base_url=base_url, model="bench-model")
 
     def make_controller(bus: EventBus) -> RunController:
-        return assemble_controller(config, workspace, bus=bus)
+        return assemble_controller(config, workspace, bus=bus, settings=settings)
 
     app = InkApp(
         make_controller,

@@ -268,6 +268,60 @@ FIGURES: dict[str, tuple[str, list[Row]]] = {
             Row("9", "start to first frame, {file_mb:.0f} MB session", "resume_ms", "ms"),
         ],
     ),
+    "subagents": (
+        "10 Sub-agents",
+        [
+            Row(
+                "10",
+                "key to input box p50, {agents:g} sub-agents streaming (vs none)",
+                "p50_ms",
+                "ms",
+                "idle_p50_ms",
+            ),
+            Row(
+                "10",
+                "key to input box p99, {agents:g} sub-agents streaming (vs none)",
+                "p99_ms",
+                "ms",
+                "idle_p99_ms",
+                ("<=", 16.7),
+            ),
+            Row(
+                "10",
+                "key to input box max, {agents:g} sub-agents streaming (vs none)",
+                "max_ms",
+                "ms",
+                "idle_max_ms",
+                ("<=", 50),
+            ),
+            Row("10", "Ctrl+C of a tree of {agents:g} to every sub-agent ended", "ended_ms", "ms"),
+            Row(
+                "10",
+                "Ctrl+C of the tree to every stream closed",
+                "streams_closed_ms",
+                "ms",
+                None,
+                ("<=", 50),
+            ),
+            Row(
+                "10",
+                "Ctrl+C of the tree to every process gone",
+                "processes_gone_ms",
+                "ms",
+                None,
+                ("<=", 100),
+            ),
+            Row("10", "Ctrl+C of the tree to the run settled (idle)", "settled_ms", "ms"),
+            Row(
+                "10",
+                "Ctrl+C of the tree to all of it settled",
+                "tree_ms",
+                "ms",
+                None,
+                ("<=", 150),
+            ),
+        ],
+    ),
 }
 
 
@@ -288,6 +342,7 @@ LABEL_DEFAULTS: dict[str, Any] = {
     "serve_sessions": 20,
     "messages": 20000,
     "file_mb": 50,
+    "agents": 8,
 }
 
 
