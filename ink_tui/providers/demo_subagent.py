@@ -105,10 +105,10 @@ def task_reply(found: Findings) -> DemoReply:
         "answer comes back to me, as the result of this `task` call. "
         + worded(
             "Its row in the transcript shows what it is doing. Press **Tab** to move to the "
-            "transcript: on its row **Enter** unfolds its whole transcript, **x** stops it "
-            "and **s** steers it (what you send next goes to it alone). The activity panel "
-            "lists it too, with **■ stop** and **✎ steer**. **Ctrl+C** still stops "
-            "everything, sub-agents included.",
+            "transcript and **Up**/**Down** to its row: **Enter** unfolds its whole "
+            "transcript, **x** stops it and **s** steers it (what you send next goes to it "
+            "alone); or click its **■ stop** and **✎ steer**, there or in the activity "
+            "panel. **Ctrl+C** still stops everything, sub-agents included.",
             "Its row shows what it is doing: click it to unfold its whole transcript. Its "
             "**Stop** button stops it alone and **Steer** sends it a message of its own; "
             "**■ Stop** still stops everything, sub-agents included.",
