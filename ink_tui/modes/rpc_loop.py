@@ -18,7 +18,7 @@ from typing import IO, Any
 from ink_tui.api.session import AgentSession
 from ink_tui.core import strict_json
 from ink_tui.modes.rpc_commands import CommandError, SessionHost, dispatch
-from ink_tui.modes.rpc_mode import EXIT_SIGNALS
+from ink_tui.modes.rpc_signals import EXIT_SIGNALS
 from ink_tui.modes.rpc_writer import LineWriter
 
 log = logging.getLogger(__name__)

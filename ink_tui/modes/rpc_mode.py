@@ -22,8 +22,9 @@ What it promises a driver:
 - Output (`rpc_writer`): every line whole and strict JSON, written from a thread so
   that a reader that stays away never blocks the run.
 
-This module is the entry point and imports little: the exit signals are taken before
-the session's modules (a third of a second) load. The loop is `rpc_loop.run_rpc`.
+This module is the entry point and imports little: the exit signals (`rpc_signals`) are
+taken before the session's modules (a third of a second) load. The loop is
+`rpc_loop.run_rpc`.
 """
 
 from __future__ import annotations
@@ -31,37 +32,11 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import signal
 import sys
-from collections.abc import Callable
 from pathlib import Path
-from types import FrameType
 from typing import Any
 
-# SIGHUP too (the driver's terminal closed): abort, settle and exit like the others.
-EXIT_SIGNALS = {signal.SIGINT: 130, signal.SIGTERM: 143, signal.SIGHUP: 129}
-
-
-class _EarlySignals:
-    """Exit signals that come while the loop cannot take them yet (ink still loading,
-    the session opening) or no longer (closing): kept, never fatal."""
-
-    def __init__(self) -> None:
-        self.received: signal.Signals | None = None
-        self.on_receive: list[Callable[[], None]] = []
-
-    def install(self) -> None:
-        for signum in EXIT_SIGNALS:
-            with contextlib.suppress(ValueError, OSError):
-                signal.signal(signum, self._record)
-
-    def take(self) -> signal.Signals | None:
-        return self.received
-
-    def _record(self, signum: int, frame: FrameType | None) -> None:
-        self.received = signal.Signals(signum)
-        for callback in self.on_receive:
-            callback()
+from ink_tui.modes.rpc_signals import EXIT_SIGNALS, EarlySignals
 
 
 def main(
@@ -71,7 +46,7 @@ def main(
     # First, before anything slow: an early SIGTERM ends ink as a later one does (143).
     # `guard_exit` below then leaves these signals to RPC mode, whose close stops
     # what commands left running.
-    early = _EarlySignals()
+    early = EarlySignals()
     early.install()
 
     from ink_tui import event_loop

@@ -77,7 +77,7 @@ from collections.abc import Callable, Collection
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-from ink_tui.tools import proc_table
+import ink_tui.tools.proc_table as proc_table
 from ink_tui.tools.proc_table import Proc, Table
 
 JOB_VAR = "INK_JOB"
