@@ -255,3 +255,25 @@ async def test_copy_under_tmux_adds_the_set_clipboard_note(
     text = await copy_answer(server, workspace)
     assert "(OSC 52)" in text
     assert "Under tmux, set `set -g set-clipboard on`" in text
+
+
+async def test_status_on_the_offline_demo_says_it_costs_nothing(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The demo's replies report tokens but no price: asking for `[prices]` for a model
+    # that runs offline, on nothing that bills, would send the user looking for one.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    from tests.test_ui_demo_tour import demo_app
+
+    app, _ = demo_app(workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.controller is not None, what="the controller")
+        status = app.query_one(StatusBar)
+        await send(pilot, "look around")
+        await wait_until(pilot, lambda: status.tokens_in > 0, what="the demo's tokens")
+        await pilot.press("ctrl+c")
+        await app.controller.wait_idle()
+        await send(pilot, "/status")
+        text = shown(app)
+        assert "cost:     none: the offline demo model is free" in text
+        assert "[prices]" not in text

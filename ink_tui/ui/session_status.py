@@ -44,8 +44,13 @@ def tokens_line(usage: SessionUsage) -> str:
 
 
 def cost_line(usage: SessionUsage) -> str:
+    from ink_tui.providers.demo import DemoProvider
+
     if usage.total_tokens == 0:
         return "nothing used yet"
+    if usage.unpriced == {DemoProvider.model}:
+        # Its tokens are counted, but nothing bills them: no `[prices]` entry to ask for.
+        return "none: the offline demo model is free"
     if usage.unpriced:
         models = ", ".join(sorted(usage.unpriced))
         return f"price unknown for {models}: set [prices] in the config"
