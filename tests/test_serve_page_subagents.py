@@ -329,3 +329,39 @@ def test_steer_on_a_row_reaches_that_subagents_next_request_and_a_late_one_keeps
     results = tool_results(parent[-1])
     assert results["call_a"] == "a, steered"
     assert results["call_b"].startswith("Stopped by the user")
+
+
+def test_a_subagents_question_names_it_its_row_says_it_asks_and_its_text_is_never_markup(
+    page: Page, served: Served, server: ScriptedServer
+) -> None:
+    marked = '<img src=x onerror="window.pwned=1"><b>bold</b>'
+    answer_subagents(
+        server,
+        {
+            "PROMPT-A": [
+                tool_reply([("bash", {"command": "echo from-a"})]),
+                text_reply(f"ran it {marked}"),
+            ]
+        },
+    )
+    server.push(tool_reply([task(f"check {marked}", "PROMPT-A", "call_a")]), text_reply("ok"))
+    start_session(page, served.url)
+    send(page, "go")
+    a = row(page, "call_a")
+    expect(page.locator("#question")).to_be_visible()
+    expect(page.locator("#question-why")).to_contain_text(
+        f"Asked by the sub-agent “check {marked}”"
+    )
+    expect(live(a)).to_have_text("asks you · 15 tokens")
+    # The call that asks is drawn in the sub-agent's transcript, not the main one (its
+    # command is left out of events: `ink serve` shows no tool arguments by default).
+    expect(a.locator(".task-transcript .tool[data-state='waiting'] .name")).to_have_text("bash")
+    expect(page.locator("#transcript > .tool")).to_have_count(1)
+    page.get_by_role("button", name="Allow once").click()
+    expect(page.locator("#state")).to_contain_text("settled")
+    expect(head(a).locator(".name")).to_have_text(f"task check {marked}")
+    head(a).locator(".tool-row").click()
+    expect(a.locator(".task-transcript .msg-assistant").last).to_contain_text("ran it <img")
+    assert page.locator("#transcript img, #transcript b").count() == 0
+    assert page.evaluate("window.pwned") is None
+    assert "from-a" in str(tool_results(requests_of(server, "PROMPT-A")[-1]))
