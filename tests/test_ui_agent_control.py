@@ -23,7 +23,7 @@ from ink_tui.ui.widgets.hint_row import HintRow
 from tests.run_helpers import Recorder, user_texts, wait_gate
 from tests.scripted_server import Gate, Reply, ScriptedServer, text_reply, tool_reply
 from tests.test_ui_app import submit, transcript_text
-from tests.ui_helpers import make_app, wait_until
+from tests.ui_helpers import make_app, type_text, wait_until
 
 SIZE = (110, 32)
 SCAN, LINT = "scan the tests", "lint the code"
@@ -149,6 +149,35 @@ async def test_each_running_sub_agent_has_a_row_with_its_live_state_until_it_end
         assert agent_rows(app) == {}
         await shows(pilot, app, "Both reported.")
         assert [e.stop_reason for e in events.of("subagent_end")] == ["completed"] * 2
+
+
+async def test_on_a_small_terminal_the_rows_give_way_to_a_count_and_come_back(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    scan_gate, lint_gate = Gate(), Gate()
+    two_tasks(
+        server,
+        [text_reply("scan done", gate=scan_gate)],
+        [text_reply("lint is clean", gate=lint_gate)],
+        text_reply("Both reported."),
+    )
+    app, _ = app_with_tasks(server, workspace)
+    async with app.run_test(size=(60, 16)) as pilot:
+        await submit(pilot, "go")
+        await both_running(pilot, app)
+        await wait_until(pilot, lambda: not panel(app).has_class("-compact"))
+        assert len(panel_lines(app)) == 3
+        # A draft of six lines leaves the transcript too few rows: the panel gives way.
+        await type_text(pilot, "1\n2\n3\n4\n5\n6")
+        await wait_until(pilot, lambda: panel(app).has_class("-compact"), what="compact")
+        (line,) = panel_lines(app)
+        assert line.endswith("· 2 sub-agents running")
+        app.prompt.clear()
+        await wait_until(pilot, lambda: not panel(app).has_class("-compact"), what="full")
+        assert sum(STOP_LABEL in line for line in panel_lines(app)) == 2
+        scan_gate.open()
+        lint_gate.open()
+        await app.controller.wait_idle()
 
 
 # -- stop one ----------------------------------------------------------------------
