@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 # Far deeper than any command, message or tool argument; shallow enough that walking
 # the value or writing it again can never hit Python's recursion limit.
@@ -26,8 +27,21 @@ class JsonRefused(ValueError):
     """Input that is not strict JSON, with a message fit to send back as it is."""
 
 
-def _refuse_constant(name: str) -> Any:
-    raise JsonRefused(f"{name} is not JSON (RFC 8259 has no NaN or Infinity)")
+class ConstantRefused(JsonRefused):
+    """`NaN`, `Infinity` or `-Infinity` in the input."""
+
+
+def refuse_constants(message: str) -> Callable[[str], NoReturn]:
+    """A `parse_constant` for `json.loads` that refuses every constant with `message`
+    (`{name}` in it: the constant) as `ConstantRefused`."""
+
+    def refuse(name: str) -> NoReturn:
+        raise ConstantRefused(message.format(name=name))
+
+    return refuse
+
+
+_refuse_constant = refuse_constants("{name} is not JSON (RFC 8259 has no NaN or Infinity)")
 
 
 def finite_float(text: str) -> float:

@@ -26,18 +26,20 @@ import json
 import re
 from typing import Any
 
-from ink_tui.core.strict_json import MAX_DEPTH, JsonRefused, deeper_than, finite_float
+from ink_tui.core.strict_json import (
+    MAX_DEPTH,
+    ConstantRefused,
+    JsonRefused,
+    deeper_than,
+    finite_float,
+    refuse_constants,
+)
 
 PREFIX = "invalid JSON in arguments"
 _FENCE = re.compile(r"\A\s*```[A-Za-z0-9_-]*[ \t]*\n(?P<body>.*?)\n?[ \t]*```\s*\Z", re.DOTALL)
 
 
-class _Constant(ValueError):
-    pass
-
-
-def _refuse_constant(name: str) -> Any:
-    raise _Constant(name)
+_refuse_constant = refuse_constants("{name} is not a JSON number (JSON has no NaN or Infinity)")
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
@@ -50,13 +52,10 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
         value = json.loads(
             text, strict=False, parse_constant=_refuse_constant, parse_float=finite_float
         )
+    except ConstantRefused as constant:
+        return {}, f"{PREFIX}: {constant}; send a finite number, or a string if the value is text"
     except JsonRefused as refused:
         return {}, f"{PREFIX}: {refused}; send a finite number, or a string if it is text"
-    except _Constant as constant:
-        return {}, (
-            f"{PREFIX}: {constant} is not a JSON number (JSON has no NaN or Infinity); "
-            "send a finite number, or a string if the value is text"
-        )
     except RecursionError:
         return {}, f"{PREFIX}: nested deeper than {MAX_DEPTH} levels"
     except json.JSONDecodeError as exc:
