@@ -47,11 +47,15 @@ _ENDINGS: dict[str, tuple[str, str, str]] = {
     "aborted": ("✗", "bold red", "interrupted"),
     "max_iterations": ("!", "bold yellow", "stopped at its round limit"),
 }
+# Drawn as the activity panel draws its own: underlined, like links.
 _CHIPS: tuple[tuple[Chip, str, str], ...] = (
-    ("stop", " ■ stop ", "bold red reverse"),
-    ("steer", " ✎ steer ", "bold cyan reverse"),
+    ("stop", "■ stop", "bold underline"),
+    ("steer", "✎ steer", "bold underline"),
 )
-_HINT = "x stop · s steer  "
+_HINT = "x stop · s steer   "
+# How a stopped sub-agent's result (control/subagents.py) brings what it had written;
+# without it the folded row shows the result's first line.
+_SO_FAR = "What it had so far:\n"
 # Narrower than this the state line keeps its words and drops the chips.
 _CHIPS_MIN_WIDTH = 48
 
@@ -196,7 +200,7 @@ class TaskBlock(ToolBlock):
             text.append(_HINT, style="dim")
         for index, (_, label, style) in enumerate(_CHIPS):
             if index:
-                text.append(" ")
+                text.append("  ")
             text.append(label, style=style)
         return text
 
@@ -212,7 +216,7 @@ class TaskBlock(ToolBlock):
         for name, label, _ in _CHIPS:
             if start <= x < start + len(label):
                 return name
-            start += len(label) + 1
+            start += len(label) + 2
         return None
 
     def plain_text(self) -> str:
@@ -222,7 +226,7 @@ class TaskBlock(ToolBlock):
             if not self.children and self.result is not None:
                 lines.append(self.body_text().plain)
         elif self.result is not None:
-            lines.append(result_line(self.result))
+            lines.append(self._result_line(80))
         return "\n".join(line for line in lines if line)
 
     def render_lines(self, width: int, look: Look) -> list[Strip]:
@@ -236,14 +240,22 @@ class TaskBlock(ToolBlock):
             if self.expanded:
                 text = self.body_text()
             else:
-                text = Text(
-                    f"└ {result_line(self.result, inner)}", no_wrap=True, overflow="ellipsis"
-                )
+                text = Text(f"└ {self._result_line(inner)}", no_wrap=True, overflow="ellipsis")
             style = base + look.style("tool-failed" if self.result.is_error else "tool-body")
             rows = render_segments(text, inner - 2, look, style)
             lines.extend(framed(rows, inner, left=2, style=base))
         head = framed(lines, width, left=1, right=1, style=base)
         return [*head, *body, *blank_lines(1, width)]
+
+    def _result_line(self, width: int) -> str:
+        """The result's first line; for one stopped or interrupted (which the state line
+        already says), the first line of what it had written by then."""
+        assert self.result is not None
+        _, had, so_far = self.result.content.partition(_SO_FAR)
+        lines = [line for line in so_far.splitlines() if line.strip()]
+        if had and lines and self.stop_reason in ("stopped", "aborted"):
+            return f"had so far: {lines[0]}"
+        return result_line(self.result, width)
 
     def _state_line(self, inner: int, look: Look, base: Style) -> list[Segment]:
         chips = self.chips_text()
