@@ -39,6 +39,7 @@ from ink_tui.ui.startup import SessionPlan
 from ink_tui.ui.widgets.queue_row import EntryEditor, EntryText, QueueRow
 from ink_tui.ui.widgets.transcript import Transcript
 from tests.run_helpers import wait_gate
+from tests.screen_states_tasks import TASK_SCENES, task_tools
 from tests.scripted_server import (
     Gate,
     Reply,
@@ -697,6 +698,10 @@ SCENES = [
         (100, 32),
         _too_small_script,
         _folded_output,
+    ),
+    *(
+        Scene(name, title, (100, 32), script, run, task_tools)
+        for name, title, script, run in TASK_SCENES
     ),
 ]
 
