@@ -418,3 +418,26 @@ async def test_a_path_that_leads_elsewhere_after_the_answer_is_not_written(
         "led to docs/f.txt when you were asked and leads to .git/f.txt now" in (result["content"])
     )
     await controller.aclose()
+
+
+def test_ink_folders_are_protected_whatever_the_case_of_their_names(tmp_path: Path) -> None:
+    """On a case-insensitive file system (macOS, Windows, a casefold ext4 folder)
+    `.Config/INK/config.toml` is ink's own config file: a write spelled so is protected
+    too, not an ordinary write inside a workspace at `$HOME`. (Where case matters it is
+    another file, and asking once more costs nothing.)"""
+    home = tmp_path / "home"
+    config, data = home / ".config" / "ink", home / ".local" / "share" / "ink"
+    (config / "extensions").mkdir(parents=True)
+    data.mkdir(parents=True)
+    protected = ProtectedPlaces(home, config_dir=config, data_dir=data)
+    gate = Approvals(home, lambda event: None, policy="edits", protected=protected)
+    for raw in (
+        ".Config/INK/config.toml",
+        ".config/Ink/Extensions/evil.py",
+        ".LOCAL/share/ink/trusted-extensions.json",
+        str(data).upper() + "/sessions/x.jsonl",
+    ):
+        assert gate.judge(raw).place == "protected", raw
+        verdict = gate.verdict(ToolCall("c", "write", {"path": raw, "content": ""}))
+        assert verdict is not None and not verdict.by_rule, raw
+    assert gate.judge(".config/inkling/notes.md").place == "inside"

@@ -21,10 +21,10 @@ refuses. Only `--approval auto` writes there without asking. The list:
   `$XDG_DATA_HOME/ink`): the sessions `ink -c` sends the model again, input history,
   the trust store.
 
-Places are compared by their real paths (symlinks resolved), with the target of a path
-argument resolved the way the tools open it (`tools.path_target`), so a link to a
-protected place is that place. `bash` commands are not judged by path: they ask under
-`ask` and `edits` unless a `bash` rule allows them.
+Places are compared by their real paths (symlinks resolved, case folded), with the
+target of a path argument resolved the way the tools open it (`tools.path_target`), so
+a link to a protected place is that place. `bash` commands are not judged by path: they
+ask under `ask` and `edits` unless a `bash` rule allows them.
 
 The folders are the platformdirs ones, spelled here again rather than imported, since
 `control/` does not import `session/` or `extensions/`; a test holds them equal to what
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Literal
 
 import platformdirs
@@ -66,6 +66,10 @@ class Protected:
     path: Path
     # How the question names it: "ink's user config folder (~/.config/ink)".
     label: str
+
+    @property
+    def folded(self) -> PurePath:
+        return _folded(self.path)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,14 +117,22 @@ class ProtectedPlaces:
                 if name.casefold() in WORKSPACE_FOLDERS:
                     folder = "/".join(parts[: index + 1])
                     return Judgement(target, "protected", f"writes into {folder}/: protected")
+        folded = _folded(real)
         for place in self.places:
-            if real.is_relative_to(place.path):
+            if folded.is_relative_to(place.folded):
                 shown = _home_form(place.path)
                 why = f"writes into {place.label} ({shown}): protected"
                 return Judgement(target, "protected", why)
         if relative is None:
             return Judgement(target, "outside", f"writes outside the workspace: {real}")
         return Judgement(target, "inside")
+
+
+def _folded(path: Path) -> PurePath:
+    """`path` with its case folded: on a case-insensitive file system (macOS, Windows, a
+    casefold folder on Linux) `.Config/INK` is ink's config folder, so places compare
+    folded. Where case matters this protects a few more paths, which then ask."""
+    return PurePath(str(path).casefold())
 
 
 def _real(path: Path) -> Path:
