@@ -17,19 +17,17 @@ refuses to run the call), the test says so. The SDK is a test-only dependency.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anthropic
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
-from ink_tui.core.abort import AbortController
-from ink_tui.core.messages import AssistantMessage, UserMessage
-from ink_tui.core.provider_api import ModelRequest, ReplyDone
+from ink_tui.core.messages import AssistantMessage
 from ink_tui.providers.anthropic import AnthropicProvider
+from tests.reference_helpers import REFERENCE, final_message, serving
 from tests.scripted_anthropic_server import ScriptedAnthropicServer
 from tests.scripted_server import Reply, Step
 from tests.stream_strategies import ReplyPlan, anthropic_reply, reply_plans
@@ -49,18 +47,11 @@ PLANS = reply_plans(
     stops=("end_turn", "stop_sequence", "max_tokens", "refusal", "model_context_window_exceeded"),
     tool_stops=("tool_use", "max_tokens"),
 )
-REFERENCE = settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ScriptedAnthropicServer]:
-    scripted = ScriptedAnthropicServer()
-    try:
-        yield scripted
-    finally:
-        scripted.close()
+    yield from serving(ScriptedAnthropicServer)
 
 
 @pytest.fixture(scope="module")
@@ -73,18 +64,9 @@ def sdk(server: ScriptedAnthropicServer) -> Iterator[anthropic.Anthropic]:
 
 
 def ink_parse(server: ScriptedAnthropicServer) -> AssistantMessage:
-    async def run() -> AssistantMessage:
-        provider = AnthropicProvider(server.base_url, "claude-ref", "sk-ant-test", max_attempts=1)
-        try:
-            request = ModelRequest("You are a test.", [UserMessage("hi")])
-            events = [e async for e in provider.stream(request, AbortController().signal)]
-        finally:
-            await provider.aclose()
-        done = events[-1]
-        assert isinstance(done, ReplyDone)
-        return done.message
-
-    return asyncio.run(run())
+    return final_message(
+        lambda: AnthropicProvider(server.base_url, "claude-ref", "sk-ant-test", max_attempts=1)
+    )
 
 
 def sdk_parse(sdk: anthropic.Anthropic) -> Any:

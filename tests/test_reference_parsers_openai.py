@@ -11,19 +11,17 @@ reason. The SDK is a test-only dependency; ink itself never imports it.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Iterator
 from typing import Any
 
 import openai
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 
-from ink_tui.core.abort import AbortController
-from ink_tui.core.messages import AssistantMessage, UserMessage
-from ink_tui.core.provider_api import ModelRequest, ReplyDone
+from ink_tui.core.messages import AssistantMessage
 from ink_tui.providers.openai_compat import OpenAICompatProvider
+from tests.reference_helpers import REFERENCE, final_message, serving
 from tests.scripted_server import ScriptedServer
 from tests.stream_strategies import ReplyPlan, openai_reply, reply_plans
 
@@ -38,18 +36,11 @@ _INK_STOP = {
 PLANS = reply_plans(
     stops=("stop", "length", "content_filter"), tool_stops=("tool_calls", "stop", "length")
 )
-REFERENCE = settings(
-    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
 
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ScriptedServer]:
-    scripted = ScriptedServer()
-    try:
-        yield scripted
-    finally:
-        scripted.close()
+    yield from serving(ScriptedServer)
 
 
 @pytest.fixture(scope="module")
@@ -62,18 +53,9 @@ def sdk(server: ScriptedServer) -> Iterator[openai.OpenAI]:
 
 
 def ink_parse(server: ScriptedServer) -> AssistantMessage:
-    async def run() -> AssistantMessage:
-        provider = OpenAICompatProvider(server.base_url, "ref-model", "sk-test", max_attempts=1)
-        try:
-            request = ModelRequest("You are a test.", [UserMessage("hi")])
-            events = [e async for e in provider.stream(request, AbortController().signal)]
-        finally:
-            await provider.aclose()
-        done = events[-1]
-        assert isinstance(done, ReplyDone)
-        return done.message
-
-    return asyncio.run(run())
+    return final_message(
+        lambda: OpenAICompatProvider(server.base_url, "ref-model", "sk-test", max_attempts=1)
+    )
 
 
 def sdk_parse(sdk: openai.OpenAI) -> Any:
