@@ -584,7 +584,7 @@
 
   // The main transcript is the top-level agent's; each sub-agent's is drawn under its
   // task row (subagents.js), never into this one.
-  const agents = window.InkSubagents.create({ adding, api, sessionPath, showBanner, sessionId: () => s.id });
+  const agents = window.InkSubagents.create({ adding, api, sessionPath, sessionId: () => s.id });
   const main = window.InkTranscript.create(ui.transcript, { adding, onToolRow: agents.onToolRow });
   const setTool = window.InkTranscript.setTool;
 

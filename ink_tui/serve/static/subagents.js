@@ -25,7 +25,7 @@
   }
 
   // hooks: adding(draw), api(method, path, body), sessionPath(id, rest),
-  // showBanner(text, kind, ms), sessionId().
+  // sessionId(). Errors show on the row itself (not in the page's banner): they are its own.
   function create(hooks) {
     const agents = new Map(); // agent_id -> agent
 
