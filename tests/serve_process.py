@@ -10,7 +10,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +23,7 @@ from tests.scripted_server import ScriptedServer
 ROOT = Path(__file__).resolve().parent.parent
 # Generous for a busy machine; a clean start or stop takes about a second.
 WITHIN = 60.0
+STDERR_LOG = "serve-stderr.log"
 
 
 def strict_loads(text: str | bytes) -> Any:
@@ -50,6 +51,7 @@ def serve_env(home: Path, server: ScriptedServer) -> dict[str, str]:
         INK_BASE_URL=server.base_url,
         INK_MODEL="scripted-model",
         INK_API_KEY="test-key-0123456789",
+        # Served sessions run without asking (the policy of a person who set `auto`).
         INK_APPROVAL="auto",
         PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
     )
@@ -72,6 +74,10 @@ class InkServe:
         assert response.status_code == 201, response.text
         return dict(strict_loads(response.text)["session"])
 
+    async def send(self, sid: str, text: str) -> None:
+        response = await self.client.post(f"/api/sessions/{sid}/messages", json={"text": text})
+        assert response.status_code == 202, response.text
+
     async def state(self, sid: str) -> dict[str, Any]:
         response = await self.client.get(f"/api/sessions/{sid}")
         assert response.status_code == 200, response.text
@@ -82,10 +88,17 @@ class InkServe:
         assert len(found) == 1, found
         return found[0]
 
+    def stderr_text(self) -> str:
+        """What it wrote to stderr so far."""
+        return (self.home / STDERR_LOG).read_text(errors="replace")
+
+    async def exit_status(self, within: float = WITHIN) -> int:
+        return await asyncio.wait_for(self.process.wait(), within)
+
     async def stop(self) -> int:
         """SIGTERM, and the exit status once it has closed its sessions."""
         self.process.send_signal(signal.SIGTERM)
-        return await asyncio.wait_for(self.process.wait(), WITHIN)
+        return await self.exit_status()
 
     async def kill(self) -> None:
         """SIGKILL: nothing is closed, as after a crash."""
@@ -93,22 +106,33 @@ class InkServe:
         await asyncio.wait_for(self.process.wait(), WITHIN)
 
 
-def _default_signals() -> None:
-    # A suite run in the background hands SIGINT / SIGHUP on ignored.
-    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(sig, signal.SIG_DFL)
+def _default_signals(ignored: tuple[int, ...] = ()) -> Callable[[], None]:
+    """For the child: the exit signals at their defaults (a suite run in the background
+    or under nohup would hand on SIGINT or SIGHUP ignored), `ignored` ignored."""
+
+    def reset() -> None:
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN if sig in ignored else signal.SIG_DFL)
+
+    return reset
 
 
 def _stderr_log(home: Path) -> BinaryIO:
     # Kept for a failing test's report (a pipe nobody reads could fill and block it).
     home.mkdir(parents=True, exist_ok=True)
-    return open(home / "serve-stderr.log", "ab")
+    return open(home / STDERR_LOG, "ab")
 
 
 @asynccontextmanager
 async def ink_serve(
-    server: ScriptedServer, workspace: Path, home: Path, *args: str
+    server: ScriptedServer,
+    workspace: Path,
+    home: Path,
+    *args: str,
+    ignored: tuple[int, ...] = (),
 ) -> AsyncIterator[InkServe]:
+    """`ink serve ARGS` with `home` as its HOME (`ignored`: signals it starts with
+    ignored), until the block ends; then killed if it is still running."""
     stderr = _stderr_log(home)
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -123,7 +147,7 @@ async def ink_serve(
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=stderr,
-        preexec_fn=_default_signals,
+        preexec_fn=_default_signals(ignored),
     )
     try:
         assert process.stdout is not None

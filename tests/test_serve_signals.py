@@ -27,11 +27,7 @@ import asyncio
 import json
 import os
 import signal
-import sys
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,106 +39,14 @@ from tests.process_markers import alive, kill_marked, new_marker, wait_alive, wa
 from tests.run_helpers import wait_gate
 from tests.scripted_server import Gate, ScriptedServer, text_reply, tool_reply
 from tests.serve_helpers import SseEvent, read_sse, serve
+from tests.serve_process import InkServe, ink_serve
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc")
 
-ROOT = Path(__file__).resolve().parent.parent
 EXIT_CODES = [(signal.SIGTERM, 143), (signal.SIGHUP, 129), (signal.SIGINT, 130)]
 SIGNAL_IDS = ["SIGTERM", "SIGHUP", "SIGINT"]
 # Generous for a busy machine; a clean stop takes about a second.
 EXIT_WITHIN = 30.0
-
-
-def _env(home: Path, server: ScriptedServer) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.endswith("_API_KEY")
-        and not k.startswith(("INK_", "OPENAI_", "ANTHROPIC_", "XDG_"))
-    }
-    env.update(
-        HOME=str(home),
-        XDG_DATA_HOME=str(home / "data"),
-        XDG_CONFIG_HOME=str(home / "config"),
-        XDG_CACHE_HOME=str(home / "cache"),
-        XDG_STATE_HOME=str(home / "state"),
-        INK_BASE_URL=server.base_url,
-        INK_MODEL="scripted-model",
-        INK_API_KEY="test-key-0123456789",
-        # Served sessions run without asking (the policy of a person who set `auto`).
-        INK_APPROVAL="auto",
-        PYTHONPATH=os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p),
-    )
-    return env
-
-
-def _default_signals(ignored: tuple[int, ...] = ()) -> Callable[[], None]:
-    """For the child: the exit signals at their defaults (a suite run in the background
-    or under nohup would hand on SIGINT or SIGHUP ignored), `ignored` ignored."""
-
-    def reset() -> None:
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-            signal.signal(sig, signal.SIG_IGN if sig in ignored else signal.SIG_DFL)
-
-    return reset
-
-
-@dataclass
-class InkServe:
-    process: asyncio.subprocess.Process
-    client: httpx.AsyncClient
-    home: Path
-    workspace: Path
-
-    async def new_session(self) -> str:
-        response = await self.client.post("/api/sessions", json={})
-        assert response.status_code == 201, response.text
-        return str(response.json()["session"]["session_id"])
-
-    async def send(self, sid: str, text: str) -> None:
-        response = await self.client.post(f"/api/sessions/{sid}/messages", json={"text": text})
-        assert response.status_code == 202, response.text
-
-    def session_file(self, sid: str) -> Path:
-        found = list((self.home / "data").rglob(f"*_{sid}.jsonl"))
-        assert len(found) == 1, found
-        return found[0]
-
-    async def exit_status(self, within: float = EXIT_WITHIN) -> int:
-        return await asyncio.wait_for(self.process.wait(), within)
-
-
-@asynccontextmanager
-async def ink_serve(
-    server: ScriptedServer, workspace: Path, home: Path, ignored: tuple[int, ...] = ()
-) -> AsyncIterator[InkServe]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "ink_tui",
-        "serve",
-        "--port",
-        "0",
-        cwd=workspace,
-        env=_env(home, server),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-        preexec_fn=_default_signals(ignored),
-    )
-    try:
-        assert process.stdout is not None
-        line = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
-        assert line.startswith("ink serve: http://127.0.0.1:"), line
-        base, _, token = line.split(" ", 2)[2].strip().partition("/?token=")
-        async with httpx.AsyncClient(
-            base_url=base, headers={"Authorization": f"Bearer {token}"}, timeout=15
-        ) as client:
-            yield InkServe(process, client, home, workspace)
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
 
 
 def _entries(path: Path) -> list[dict[str, Any]]:
@@ -228,8 +132,7 @@ async def test_a_signal_aborts_every_run_kills_commands_and_jobs_and_closes_file
             _assert_stream_ended_settled(await asyncio.wait_for(model_stream, 10))
             _assert_run_end_recorded(ink, bash_sid, "call_running")
             _assert_run_end_recorded(ink, model_sid, None)
-            assert ink.process.stderr is not None
-            err = (await ink.process.stderr.read()).decode()
+            err = ink.stderr_text()
             assert "Traceback" not in err, err
     finally:
         gate.open()
