@@ -3,6 +3,9 @@
 - Subscribers (`subscribe`, `events()`) get every later event. While the session is
   opening, events wait for the first subscriber (RPC and `ink serve` subscribe once
   `open` has returned, and must still see an extension's load failure first).
+- Taps (`tap`) are the session's own listeners (its extensions' handlers): they see every
+  event as it is made, the same dicts with the same seqs, are never held for, and do not
+  count as the first subscriber.
 - A callback that raises, or a coroutine one returns that fails, is logged: a caller's
   bug must not break the run or the other subscribers. Coroutines are kept until done
   (the loop holds tasks weakly).
@@ -26,6 +29,7 @@ Listener = Callable[[PublicEvent], object]
 class EventFanout:
     def __init__(self) -> None:
         self._subscribers: list[Listener] = []
+        self._taps: list[Listener] = []
         # Events of the opening, kept for the first subscriber while `holding`.
         self._held: list[PublicEvent] = []
         self.holding = True
@@ -40,6 +44,11 @@ class EventFanout:
         for public in held:
             self._hand(callback, public)
         return _remover(self._subscribers, callback)
+
+    def tap(self, callback: Listener) -> Callable[[], None]:
+        """Call `callback` with every later event as it is made; returns an untap."""
+        self._taps.append(callback)
+        return _remover(self._taps, callback)
 
     async def events(self) -> AsyncIterator[PublicEvent]:
         """Every later public event, in order, until `close`."""
@@ -56,6 +65,8 @@ class EventFanout:
                 self._closers.remove(close)
 
     def publish(self, public: PublicEvent) -> None:
+        for callback in tuple(self._taps):
+            self._hand(callback, public)
         if self.holding and not self._subscribers:
             self._held.append(public)
         for callback in tuple(self._subscribers):

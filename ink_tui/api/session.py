@@ -190,7 +190,13 @@ class AgentSession:
         """Load the extensions `options` allow (on this loop: their setup may act)."""
         from ink_tui.extensions.startup import skipped_message, start_extensions
 
-        started = start_extensions(self.controller, options, session_id=self.session_id)
+        # Its handlers see this session's events, seqs and all, as its clients do.
+        started = start_extensions(
+            self.controller,
+            options,
+            session_id=self.session_id,
+            public_events=self._fanout.tap,
+        )
         self.extensions = started.host
         if started.host is not None:
             self.warnings.extend(started.host.load_warnings())

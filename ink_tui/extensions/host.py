@@ -1,8 +1,10 @@
 """The session side of extensions: one host per controller.
 
-- Events: the host projects the bus into public events (the same projection programs
-  get) and calls each extension's handlers for them, never inside a bus publish (they
-  run soon after, in order, on the loop) so that a handler may act on the session.
+- Events: each extension's handlers are called with the public events, never inside a
+  bus publish (they run soon after, in order, on the loop) so that a handler may act on
+  the session. In a session that programs drive (`AgentSession`: RPC, `ink serve`, the
+  Python API) they are the session's own events (`public_events`), with the seqs its
+  clients see; elsewhere (the TUI, `-p`) the host projects the bus itself.
 - `tool_call`: one check in the controller's `before_tool` list asks every extension's
   handlers in load order; the first `block(reason)` stops the call.
 - Failures: an extension that cannot load, or a handler or command that raises, becomes
@@ -25,7 +27,7 @@ import inspect
 import logging
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -44,6 +46,9 @@ if TYPE_CHECKING:
     from ink_tui.control.controller import RunController
 
 log = logging.getLogger(__name__)
+
+# Subscribes a callback to a session's public events; returns the unsubscribe.
+SubscribePublic = Callable[[Callable[[PublicEvent], object]], Callable[[], None]]
 
 ERROR_KIND = "extension_error"
 
@@ -75,6 +80,7 @@ class ExtensionHost:
         *,
         session_id: str = "",
         reserved_commands: Iterable[str] = (),
+        public_events: SubscribePublic | None = None,
     ) -> None:
         self.controller = controller
         self.workspace = controller.workspace
@@ -87,10 +93,19 @@ class ExtensionHost:
         # Names a front end keeps for itself (its built-in commands).
         self.reserved_commands = set(reserved_commands)
         self._handlers: dict[str, list[tuple[str, Handler]]] = {}
-        self._projection = PublicProjection(session_id)
+        # None: the session's events come through `public_events`.
+        self._projection = PublicProjection(session_id) if public_events is None else None
         self._run_id: str | None = None
         self._tasks: set[asyncio.Future[Any]] = set()
-        self._unsubscribe = controller.bus.subscribe(self._on_event)
+        unsubscribe_bus = controller.bus.subscribe(self._on_event)
+        untap = public_events(self._on_public) if public_events is not None else None
+
+        def unsubscribe() -> None:
+            unsubscribe_bus()
+            if untap is not None:
+                untap()
+
+        self._unsubscribe = unsubscribe
         controller.before_tool.append(self._before_tool)
 
     @property
@@ -251,14 +266,19 @@ class ExtensionHost:
         elif isinstance(event, RunEnd) and event.stop_reason == "aborted":
             # Before any handler of this run's end runs: none of them starts the next.
             self.budget.aborted()
-        if not any(handlers for kind, handlers in self._handlers.items() if kind != TOOL_CALL):
+        if self._projection is None or not any(
+            handlers for kind, handlers in self._handlers.items() if kind != TOOL_CALL
+        ):
             return
-        publics = self._projection.project(event)
+        for public in self._projection.project(event):
+            self._on_public(public)
+
+    def _on_public(self, public: PublicEvent) -> None:
+        kind = public["type"]
         # A failing handler of the error's own events is only logged: no error loops.
-        quiet = isinstance(event, Notice) and event.kind == ERROR_KIND
-        for public in publics:
-            for extension, handler in tuple(self._handlers.get(public["type"], ())):
-                self._soon(extension, public["type"], handler, public.copy(), quiet)
+        quiet = kind == ERROR_KIND or (public["type"] == "notice" and public["kind"] == ERROR_KIND)
+        for extension, handler in tuple(self._handlers.get(kind, ())):
+            self._soon(extension, kind, handler, public.copy(), quiet)
 
     def _soon(
         self, extension: str, what: str, handler: Handler, arg: PublicEvent, quiet: bool

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ink_tui.extensions.discovery import find_extensions
-from ink_tui.extensions.host import ExtensionHost
+from ink_tui.extensions.host import ExtensionHost, SubscribePublic
 from ink_tui.extensions.trust import TrustStore
 from ink_tui.session.config_files import display_path
 
@@ -47,13 +47,19 @@ def start_extensions(
     *,
     session_id: str = "",
     reserved_commands: Iterable[str] = (),
+    public_events: SubscribePublic | None = None,
 ) -> Started:
     if not options.enabled:
         return Started()
     found = find_extensions(controller.workspace, options.config_dir)
     if not found.any:
         return Started()
-    host = ExtensionHost(controller, session_id=session_id, reserved_commands=reserved_commands)
+    host = ExtensionHost(
+        controller,
+        session_id=session_id,
+        reserved_commands=reserved_commands,
+        public_events=public_events,
+    )
     host.load_all(found.user)
     started = Started(host)
     if found.project and found.project_dir is not None:
