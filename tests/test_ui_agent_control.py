@@ -16,7 +16,7 @@ from textual.pilot import Pilot
 from ink_tui.control.agent_activity import AgentState
 from ink_tui.tools import default_tools
 from ink_tui.tools.task import TaskTool
-from ink_tui.ui.agent_requests import StopAgentRequested
+from ink_tui.ui.agent_requests import SteerAgentRequested, StopAgentRequested
 from ink_tui.ui.app import InkApp
 from ink_tui.ui.widgets.activity_panel import STEER_LABEL, STOP_LABEL, ActivityPanel
 from ink_tui.ui.widgets.hint_row import HintRow
@@ -238,6 +238,11 @@ async def test_stopping_one_that_has_ended_says_so_and_changes_nothing(
         app.post_message(StopAgentRequested(scan_end.agent_id, SCAN))
         await wait_until(pilot, lambda: f"{SCAN} has already ended" in hint(app))
         assert app.controller.state == "running" and set(agent_rows(app)) == {LINT}
+        # Nor is the input pointed at one that has ended.
+        app.query_one(HintRow).flash("")  # the stop's message gone: the next is the steer's
+        app.post_message(SteerAgentRequested(scan_end.agent_id, SCAN))
+        await wait_until(pilot, lambda: f"{SCAN} has already ended" in hint(app))
+        assert app.prompt.target is None and f"Steering {SCAN}" not in hint(app)
         lint_gate.open()
         await app.controller.wait_idle()
         assert [e.stop_reason for e in events.of("subagent_end")] == ["completed"] * 2

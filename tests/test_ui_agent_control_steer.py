@@ -183,3 +183,28 @@ async def test_esc_points_the_input_back_at_main_and_keeps_the_text(
         for prompt_text in ("SCAN", "LINT"):
             assert "keep me" not in all_user_texts(requests_of(server, prompt_text))
         assert user_texts(requests_of(server, "go")[-1])[-1] == "keep me"
+
+
+async def test_a_shell_line_is_not_sent_to_a_sub_agent_and_comes_back(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    two_tasks(
+        server,
+        [waiting_bash("go_scan"), text_reply("scan done")],
+        [text_reply("lint is clean")],
+        text_reply("Both reported."),
+    )
+    app, _ = app_with_tasks(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await submit(pilot, "go")
+        await wait_until(pilot, lambda: SCAN in agent_rows(app), what="scan's row")
+        await click_part(pilot, app, SCAN, STEER_LABEL)
+        await type_text(pilot, "!ls")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: "cannot be sent to a sub-agent" in hint(app))
+        # Given back, still aimed at the sub-agent; nothing queued or run.
+        assert app.prompt.text == "!ls" and app.prompt.target is not None
+        assert app.controller.queue.entries == []
+        (workspace / "go_scan").touch()
+        await app.controller.wait_idle()
+        assert "!ls" not in all_user_texts(server.requests)
