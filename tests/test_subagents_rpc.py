@@ -125,6 +125,8 @@ async def test_a_task_runs_a_fresh_subagent_whose_answer_reaches_the_parent(
     assert text_of(of_agent(events, None)) == "It is in sum.py."
     end = next(e for e in mine if e["type"] == "subagent_end")
     assert end["stop_reason"] == "completed" and end["result"] == "total() is defined in sum.py"
+    # Named at its end too, for a client that joined after its start.
+    assert end["description"] == start["description"] == "find total"
     types = [e["type"] for e in events]
     assert types.count("agent_settled") == 1 and types.count("agent_start") == 1
     assert events.index(end) < types.index("agent_settled")

@@ -348,6 +348,8 @@ class SubagentStartEvent(Envelope):
 
 class SubagentEndEvent(Envelope):
     type: Literal["subagent_end"]
+    # Its subagent_start's, so a client that joined since can still name it.
+    description: str
     stop_reason: SubagentStopReason
     # What its task call returns to the parent.
     result: str

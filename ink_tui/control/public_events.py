@@ -323,6 +323,7 @@ class PublicProjection:
                     pub.SubagentEndEvent(
                         type="subagent_end",
                         **head(),
+                        description=text(event.description),
                         stop_reason=event.stop_reason,
                         result=text(event.result),
                         error=text(event.error) if event.error else None,
