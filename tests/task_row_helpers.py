@@ -12,6 +12,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from ink_tui.control.controller import RunController
+from ink_tui.control.run_settings import RunSettings
 from ink_tui.core.tool_api import ToolContext, ToolResult
 from ink_tui.tools import default_tools
 from ink_tui.tools.read import ReadTool
@@ -89,11 +90,15 @@ def thinking_reply(thinking: str, calls: Reply) -> Reply:
 
 
 def controller_for(
-    server: ScriptedServer, workspace: Path, *, release: asyncio.Event | None = None
+    server: ScriptedServer,
+    workspace: Path,
+    *,
+    release: asyncio.Event | None = None,
+    settings: RunSettings | None = None,
 ) -> tuple[RunController, Recorder]:
     tools = [t for t in default_tools() if t.name != "read"]
     read = GatedRead(release) if release is not None else ReadTool()
-    return make_controller(server, workspace, tools=[read, *tools, TaskTool()])
+    return make_controller(server, workspace, tools=[read, *tools, TaskTool()], settings=settings)
 
 
 def transcript_of(pilot: Pilot[None]) -> Transcript:

@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input
 
+from ink_tui.control.run_settings import RunSettings
 from ink_tui.session.session_reader import load_session
 from ink_tui.session.session_recorder import SessionRecorder
 from ink_tui.session.session_writer import SessionWriter
 from ink_tui.ui import clock
+from ink_tui.ui.blocks.task_block import TaskBlock
 from ink_tui.ui.session_replay import show_session, show_session_in_steps
 from tests.run_helpers import user_texts, wait_gate
 from tests.scripted_server import Gate, ScriptedServer, text_reply, tool_reply
@@ -212,3 +214,38 @@ async def test_a_stopped_sub_agent_is_shown_stopped_on_resume(
         row.set_expanded(True)
         transcript.tasks.changed(row)
         assert "half" in drawn(transcript, row)
+
+
+async def test_a_sub_agents_own_sub_agent_shows_under_its_row_live_and_resumed(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    inner_call = ("task", {"description": "inner job", "prompt": "INNER"}, "call_in")
+    answer(server, "OUTER", tool_reply([inner_call]), text_reply("outer answer"))
+    answer(server, "INNER", text_reply("inner answer"))
+    server.push(tasks(("outer job", "OUTER")), text_reply("done"))
+    controller, _ = controller_for(server, workspace, settings=RunSettings(subagents_max_depth=2))
+    writer = SessionWriter.create(workspace, "scripted-model", root=tmp_path / "store")
+    controller.bus.subscribe(SessionRecorder(writer))
+    async with Host(controller).run_test(size=(100, 40)) as pilot:
+        transcript = transcript_of(pilot)
+        controller.submit("go")
+        await controller.wait_idle()
+        (outer,) = rows(transcript)
+        await until_line(pilot, transcript, outer, "✓ outer job", "completed")
+        (inner,) = [b for b in outer.children if isinstance(b, TaskBlock)]
+        assert inner.description == "inner job" and inner.stop_reason == "completed"
+        assert [c.plain_text() for c in inner.children][-1] == "inner answer"
+    writer.close()
+
+    idle, _ = controller_for(server, workspace)
+    async with Host(idle).run_test(size=(100, 40)) as pilot:
+        transcript = transcript_of(pilot)
+        show_session(transcript, load_session(writer.path))
+        await pilot.pause()
+        (outer,) = rows(transcript)
+        (inner,) = [b for b in outer.children if isinstance(b, TaskBlock)]
+        assert inner.children and inner.children[-1].plain_text() == "inner answer"
+        outer.set_expanded(True)
+        transcript.tasks.changed(outer)
+        assert "✓ inner job" in drawn(transcript, outer)
+        assert "outer answer" in drawn(transcript, outer)

@@ -25,11 +25,13 @@ from ink_tui.session.entries import (
     ToolResultEntry,
     UserEntry,
 )
+from ink_tui.ui.blocks.task_block import TaskBlock
 from ink_tui.ui.widgets.transcript import Transcript
 
 if TYPE_CHECKING:
     from ink_tui.session.session_reader import LoadedSession
     from ink_tui.ui.widgets.transcript_events import TranscriptView
+    from ink_tui.ui.widgets.transcript_tasks import InnerView
 
 # Work on the event loop between two chances for it to handle a key (half a frame).
 STEP_S = 0.008
@@ -114,10 +116,17 @@ def _replay_subagent(transcript: Transcript, entry: SubagentEntry) -> None:
     """A sub-agent's conversation, under its task row (folded, as every row starts).
 
     Its entry is written when it ends, before its task call's result: the row is there
-    (the parent's reply made it), and the result that follows ends it."""
-    view = transcript.tasks.view_for_call(entry.parent_call_id)
-    if view is None or view.row.children:
-        return  # its row is not shown (a cut session), or was filled already
+    (the parent's reply made it), and the result that follows ends it. A sub-agent's own
+    sub-agent ended before it, so its entry waits until its row is drawn."""
+    tasks = transcript.tasks
+    view = tasks.view_for_call(entry.parent_call_id)
+    if view is None:
+        tasks.pending[entry.parent_call_id] = entry
+    elif not view.row.children:  # else filled already
+        _fill(transcript, view, entry)
+
+
+def _fill(transcript: Transcript, view: InnerView, entry: SubagentEntry) -> None:
     row = view.row
     row.agent_id = entry.agent_id
     row.stop_reason = entry.stop_reason
@@ -127,4 +136,8 @@ def _replay_subagent(transcript: Transcript, entry: SubagentEntry) -> None:
             usage = message.message.usage
             row.tokens += usage.input_tokens + usage.output_tokens
     view.end_answer()
+    for call_id, block in view.tools.items():
+        waiting = transcript.tasks.pending.pop(call_id, None)
+        if waiting is not None and isinstance(block, TaskBlock):
+            _fill(transcript, transcript.tasks.view_of(block), waiting)
     transcript.tasks.changed(row)

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from ink_tui.core.events import Event, NoticeLevel
     from ink_tui.core.messages import ToolCall, UserKind
     from ink_tui.core.tool_api import ToolResult
+    from ink_tui.session.entries import SubagentEntry
     from ink_tui.ui.widgets.transcript_cursor import Foldable
 
 StreamingBlock = AnswerBlock | ThinkingBlock
@@ -160,10 +161,14 @@ class TaskRows:
         self.views: dict[str, InnerView] = {}
         # Each block of a sub-agent's transcript -> the row it is drawn under.
         self.owner: dict[Block, TaskBlock] = {}
+        # A resumed session's sub-agents of sub-agents, by task call: each one's entry
+        # comes before its parent's (it ended first), so before its row exists.
+        self.pending: dict[str, SubagentEntry] = {}
 
     def clear(self) -> None:
         self.views.clear()
         self.owner.clear()
+        self.pending.clear()
 
     def top(self, block: Block) -> Block:
         """The main view's block that `block` is drawn in (itself, or its outermost row);
@@ -189,8 +194,9 @@ class TaskRows:
                 return None
             tools = parent.tools
         row = tools.get(call_id)
-        if not isinstance(row, TaskBlock):
-            return None
+        return self.view_of(row) if isinstance(row, TaskBlock) else None
+
+    def view_of(self, row: TaskBlock) -> InnerView:
         for view in self.views.values():
             if view.row is row:
                 return view
