@@ -239,3 +239,62 @@ async def test_a_private_key_in_an_edit_is_masked_in_the_question_events_and_his
         assert end["content"] == tool_message["content"] == "applied 1 edit to deploy.cfg"
         others = [e.data for e in events if e.event != "approval_request"]
         assert "key = none" not in str(others) and "key = none" not in str(history)
+
+
+async def test_the_real_ink_serve_masks_the_environment_the_key_and_the_diff(
+    server: ScriptedServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The issue's report against the real `ink serve` (its own Redactor, built from the
+    environment, the configured key and its token): a `!env` line and an edit's question
+    and result leave no secret, and without --show-tool-arguments the edit's old and new
+    text go out in its question only."""
+    import json
+
+    from tests.serve_process import ink_serve, serve_env
+
+    monkeypatch.setenv("DB_PASSWORD", PASSWORD)
+    key = serve_env(tmp_path, server)["INK_API_KEY"]
+    (workspace / "cart.py").write_text("def total(items):\n    return sum(items)\n")
+    edit = {"old_text": "return sum(items)", "new_text": f"return 0  # {PASSWORD}"}
+    server.push(tool_reply([("edit", {"path": "cart.py", "edits": [edit]})]), text_reply("ok"))
+    raw: list[str] = []
+    async with ink_serve(server, workspace, tmp_path / "home", "--approval", "ask") as ink:
+        token = ink.client.headers["Authorization"].split()[-1]
+        sid = await ink.new_session()
+        url = f"/api/sessions/{sid}/messages?wait=settled"
+        async with ink.client.stream("POST", url, json={"text": "!env"}) as stream:
+            await read_sse(stream, settled, raw=raw, within=30)
+        async with ink.client.stream("POST", url, json={"text": "zero it"}) as stream:
+            events = await read_sse(
+                stream, lambda es: any(e.event == "approval_request" for e in es), raw=raw
+            )
+            question = events[-1].data
+            raw.append((await ink.client.get(f"/api/sessions/{sid}")).text)
+            answered = await ink.client.post(
+                f"/api/sessions/{sid}/approvals/{question['request_id']}",
+                json={"decision": "allow"},
+            )
+            assert answered.status_code == 200
+            events += await read_sse(stream, settled, raw=raw, within=30)
+        async with ink.client.stream(
+            "GET", f"/api/sessions/{sid}/events", headers={"Last-Event-ID": "0"}
+        ) as stream:
+            replayed = await read_sse(stream, settled, raw=raw, within=30)
+        after = [
+            (await ink.client.get(path)).text for path in (f"/api/sessions/{sid}", "/api/sessions")
+        ]
+    sent = "\n".join([*raw, *after])
+
+    assert PASSWORD in (workspace / "cart.py").read_text()  # the edit was made
+    assert "DB_PASSWORD=***" in sent  # the env line's output went out, masked
+    for secret in (PASSWORD, key, token):
+        assert secret not in sent
+    # The question shows the edit, masked; nothing else carries its text.
+    assert question["arguments"]["edits"][0]["new_text"] == "return 0  # ***"
+    assert "-    return sum(items)" in question["preview"]
+    others = [e.data for e in [*events, *replayed] if e.event != "approval_request"]
+    for text in ("return sum(items)", "return 0"):
+        assert not any(text in json.dumps(e) for e in others), text
+        assert not any(text in page for page in after), text
+    end = next(e for e in others if e["type"] == "tool_execution_end")
+    assert end["content"] == "applied 1 edit to cart.py"
