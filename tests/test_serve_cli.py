@@ -178,9 +178,26 @@ async def test_served_sessions_ask_unless_the_config_or_the_flag_says_otherwise(
     policies = []
     async with ink_serve(workspace, env) as (client, _):
         policies.append((await client.post("/api/sessions", json={})).json()["session"])
-        # The real server refuses a Host that is not its own address.
+        # The real server refuses a Host that is not its own address, a body that is
+        # not JSON or is over its limit, and a change borne by the cookie alone from
+        # another page (the curl checks).
         wrong = await client.get("/api/sessions", headers={"Host": "rebind.example"})
         assert wrong.status_code == 421
+        plain = await client.post(
+            "/api/sessions", content=b"{}", headers={"Content-Type": "text/plain"}
+        )
+        assert plain.status_code == 415
+        big = await client.post("/api/sessions", json={"padding": "x" * (2 << 20)})
+        assert big.status_code == 413
+        token = client.headers["Authorization"].split()[-1]
+        cookie_only = {"Authorization": "", "Cookie": f"ink_token={token}"}
+        other = await client.post(
+            "/api/sessions",
+            json={},
+            headers={**cookie_only, "Origin": f"http://127.0.0.1:{client.base_url.port + 1}"},
+        )
+        assert other.status_code == 403 and other.json()["error"] == "cross_origin"
+        assert len((await client.get("/api/sessions")).json()["sessions"]) == 1
     (workspace / ".ink").mkdir()
     (workspace / ".ink" / "config.toml").write_text('[approval]\npolicy = "edits"\n')
     # Looser than ask: applied only from a trusted file (tests/test_project_trust.py).
