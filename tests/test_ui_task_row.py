@@ -180,7 +180,8 @@ async def test_a_burst_of_sub_agent_deltas_is_drawn_once_per_frame_not_once_per_
     async with running() as (pilot, transcript, bus):
         task = ToolCall("call_task", "task", {"description": "scan", "prompt": "look"})
         bus.publish(MessageEnd(message=AssistantMessage(tool_calls=[task])))
-        bus.publish(ToolStart(call=task))
+        # Queued (concurrent, no slot yet): no spinner turns, so only the deltas draw.
+        bus.publish(ToolStart(call=task, concurrent=True))
         agent, parent = "agent-1", "call_task"
         bus.publish(
             SubagentStart(description="scan", prompt="look", agent_id=agent, parent_call_id=parent)
@@ -198,3 +199,14 @@ async def test_a_burst_of_sub_agent_deltas_is_drawn_once_per_frame_not_once_per_
         await wait_until(pilot, lambda: "word299" in drawn(transcript, row))
         # A few frames' worth, however many deltas came.
         assert len(draws) - before < 10
+        # Folded, its streaming transcript is not drawn at all: its state line says
+        # "writing" all along.
+        transcript.toggle_fold(row)
+        transcript.flush_now()
+        before = len(draws)
+        for n in range(300):
+            bus.publish(TextDelta(text=f"more{n} ", agent_id=agent, parent_call_id=parent))
+        answer = row.children[-1]
+        await wait_until(pilot, lambda: "more299" in answer.plain_text())
+        await pilot.pause(0.05)
+        assert len(draws) == before

@@ -93,8 +93,9 @@ class TaskBlock(ToolBlock):
         """Its sub-agent started and has not ended: it can be stopped or steered."""
         return self.agent_id is not None and self.stop_reason is None and self.result is None
 
-    def note(self, event: Event) -> None:
-        """One event of its sub-agent (its blocks are the inner view's business)."""
+    def note(self, event: Event) -> bool:
+        """One event of its sub-agent (its blocks are the inner view's business); True
+        when the state line changed (most deltas change nothing there)."""
         # Imported at the first event, as the transcript's event mapping is (after the
         # first frame: see transcript_subscriber.py).
         from ink_tui.core.events import (
@@ -109,6 +110,7 @@ class TaskBlock(ToolBlock):
             TurnStart,
         )
 
+        before = (self.doing, self.tokens, self.agent_id, self.stop_reason)
         match event:
             case SubagentStart():
                 self.agent_id = event.agent_id
@@ -135,8 +137,11 @@ class TaskBlock(ToolBlock):
                 self.agent_duration_s = event.duration_s
                 self._running_calls.clear()
             case _:
-                return
+                return False
+        if before == (self.doing, self.tokens, self.agent_id, self.stop_reason):
+            return False
         self.changed()
+        return True
 
     def finish(self, result: ToolResult, duration_s: float) -> bool:
         reason = result.details.get("stop_reason")

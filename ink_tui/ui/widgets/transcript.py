@@ -13,8 +13,8 @@ Scrolling follows new output while the user is at the bottom. Once they scroll u
 stays put and a "↓ new output below" marker shows on the last row, a row of its own (no
 text beside it), until they are back at the bottom. With the keyboard focus here,
 Up/Down move a cursor over the tool calls and Enter folds or unfolds the one under it;
-a click on a tool call does the same. A `task` call's row holds its sub-agent's own
-transcript, fed by that sub-agent's events (`transcript_tasks.py`).
+a click on a tool call does the same. A task row holds its sub-agent's transcript
+(`transcript_tasks.py`).
 """
 
 from __future__ import annotations
@@ -442,6 +442,7 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
         if self._frame is not None:
             self._frame.stop()
             self._frame = None
+        # A sub-agent's blocks too: `tasks.top` is the row in the main view they are under.
         streaming, self._dirty = self._dirty, {}
         for block in streaming:
             if isinstance(block, AnswerBlock):
@@ -452,7 +453,6 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
                 if block.waiting:
                     self._dirty[block] = None
             elif block.flush():
-                # A sub-agent's block: its row in the main view is measured again.
                 self._changed_quietly(self.tasks.top(block))
         content = self.scrollable_content_region
         if content.width <= 0 or not self.is_attached:
@@ -485,10 +485,10 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
             self.scroll_to(y=y, animate=False, immediate=True, force=True)
         self.refresh()
 
-    def _changed_quietly(self, block: Block) -> None:
-        self._lines.touch(block)
-        if not self._following:
-            self._set_marker(True)
+    def _changed_quietly(self, block: Block | None) -> None:
+        if block is not None:  # None: a folded task row hides it
+            self._lines.touch(block)
+            self._set_marker(self._marker or not self._following)
 
     def _turn_spinners(self) -> None:
         turning = self._spinners.turning()

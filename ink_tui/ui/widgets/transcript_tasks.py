@@ -170,16 +170,23 @@ class TaskRows:
         self.owner.clear()
         self.pending.clear()
 
-    def top(self, block: Block) -> Block:
-        """The main view's block that `block` is drawn in (itself, or its outermost row);
-        every row on the way is marked changed."""
+    def top(self, block: Block) -> Block | None:
+        """The main view's block that `block` is drawn in (itself, or its outermost row),
+        every row on the way marked changed; None when a folded row hides it (nothing to
+        draw again: a folded row is its state line)."""
         while (row := self.owner.get(block)) is not None:
+            if not row.expanded:
+                return None
             row.child_changed()
             block = row
         return block
 
     def changed(self, row: TaskBlock) -> None:
-        self._changed(self.top(row))
+        """`row` itself changed (its state line, or a block of its transcript came)."""
+        row.changed()
+        top = self.top(row)
+        if top is not None:
+            self._changed(top)
 
     def mark_streaming(self, block: StreamingBlock) -> None:
         self._mark_streaming(block)
@@ -221,11 +228,13 @@ class TaskRows:
         view = self.views.get(agent_id)
         if view is None:
             return
-        view.row.note(event)
+        row = view.row
+        shown = row.note(event)
         show_event(view, event)
         if isinstance(event, SubagentEnd):
             view.end_answer()
-        self.changed(view.row)
+        if shown:
+            self.changed(row)
 
 
 class TaskKeys:
