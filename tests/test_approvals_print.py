@@ -68,3 +68,6 @@ def test_the_approval_flag_and_setting_say_edits_asks_for_protected_places() -> 
     shown = " ".join(build_parser().format_help().split())
     assert said in shown
     assert said in SETTINGS_BY_NAME["approval.policy"].doc
+    from ink_tui.serve.main import build_parser as build_serve_parser
+
+    assert said in " ".join(build_serve_parser().format_help().split())

@@ -83,8 +83,9 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["ask", "edits", "auto"],
         default=None,
         help=(
-            "ask before bash/write/edit (ask), only before bash and outside the workspace "
-            "(edits), or never (auto); default: the configured policy, ask unless set"
+            "ask before bash/write/edit (ask), only before bash and writes outside the "
+            "workspace or into protected places (edits), or never (auto); default: the "
+            "configured policy, ask unless set"
         ),
     )
     parser.add_argument(
