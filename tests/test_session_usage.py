@@ -10,10 +10,16 @@ from pathlib import Path
 import pytest
 from textual.command import CommandList, CommandPalette
 
+from ink_tui.control.bus import EventBus
+from ink_tui.control.controller import RunController
+from ink_tui.control.run_settings import RunSettings
 from ink_tui.core.messages import AssistantMessage, Usage, UserMessage
 from ink_tui.core.prices import Price, cost_of, format_cost, price_for
+from ink_tui.providers.demo import DemoProvider
 from ink_tui.session.config import load_config
 from ink_tui.session.session_writer import SessionWriter
+from ink_tui.tools import default_tools
+from ink_tui.ui.app import InkApp
 from ink_tui.ui.slash_commands import COMMANDS
 from ink_tui.ui.startup import SessionPlan
 from ink_tui.ui.widgets.status_bar import StatusBar
@@ -277,3 +283,53 @@ async def test_status_on_the_offline_demo_says_it_costs_nothing(
         text = shown(app)
         assert "cost:     none: the offline demo model is free" in text
         assert "[prices]" not in text
+
+
+def saved_demo_app(workspace: Path, root: Path) -> InkApp:
+    """The offline demo model (it reports tokens and a 5k window), its session saved."""
+
+    def make_controller(bus: EventBus) -> RunController:
+        return RunController(
+            provider=DemoProvider(workspace, chars_per_second=0),
+            tools=default_tools(),
+            workspace=workspace,
+            system_prompt="You are a test.",
+            settings=RunSettings(approval="ask"),
+            bus=bus,
+        )
+
+    return InkApp(
+        make_controller,
+        model_label="demo",
+        is_demo=True,
+        workspace=workspace,
+        plan=SessionPlan("new"),
+        session_root=root,
+    )
+
+
+async def test_new_and_resume_drop_the_last_sessions_context_fill(
+    workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The fill is the last request's: once the conversation is another one (/new, or a
+    # session resumed), it says nothing of it until that one's next request.
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    app = saved_demo_app(workspace, tmp_path / "d")
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.controller is not None, what="the controller")
+        status = app.query_one(StatusBar)
+        await send(pilot, "look around")
+        await wait_until(pilot, lambda: status.context_label() != "", what="the context fill")
+        await pilot.press("ctrl+c")
+        await app.controller.wait_idle()
+        first_id = app.binding.writer.id
+        await send(pilot, "/new")
+        await wait_until(pilot, lambda: status.tokens_in == 0, what="the new session")
+        assert status.context_label() == ""
+        assert "ctx " not in str(status.render())
+        await send(pilot, "look around again")
+        await wait_until(pilot, lambda: status.context_label() != "", what="its own fill")
+        await pilot.press("ctrl+c")
+        await app.controller.wait_idle()
+        await send(pilot, f"/resume {first_id[:8]}")
+        await wait_until(pilot, lambda: status.context_label() == "", what="the fill dropped")

@@ -103,6 +103,9 @@ class StatusBar(Static):
     def restart_usage(self, replies: Sequence[AssistantMessage] = ()) -> None:
         """A new session (nothing used yet) or a resumed one (its recorded replies)."""
         self.usage.restart(replies)
+        # The fill was the last request's, of the conversation left: the next request of
+        # this one says its own (the window, the model's, stays known).
+        self.context_tokens = None
         self._paint()
 
     def tokens_label(self) -> str:
