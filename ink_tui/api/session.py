@@ -122,7 +122,7 @@ class AgentSession:
         """A session for `workspace` (default: the current folder), from the same config
         the `ink` command reads; keyword settings are the command's flags
         (`steering_mode`, `follow_up_mode`, `max_iterations`, ...). `resume` is a session
-        id prefix, `continue_` resumes the newest; `record=False` writes nothing.
+        id prefix, `continue_` resumes the one used last; `record=False` writes nothing.
         `redact_call` / `redact_text` are the event projection's hooks (see
         `PublicProjection`). `extensions=False` loads none; `trust_extensions=True` loads
         the project's without its folder being trusted (this session only);
