@@ -19,7 +19,7 @@ from ink_tui.api.session import (
     SessionBusy,
 )
 from ink_tui.api.session_open import ModelConfigError
-from ink_tui.api.subagents import AgentInfo, AgentStopped
+from ink_tui.api.subagents import AgentInfo, AgentStopped, RecordedAgent
 from ink_tui.api.sync_session import SyncAgentSession
 from ink_tui.control.subagents import AgentGone
 
@@ -32,6 +32,7 @@ __all__ = [
     "PromptResult",
     "QueueEntryGone",
     "QueuedInput",
+    "RecordedAgent",
     "SessionBusy",
     "SyncAgentSession",
     "install_process_guards",

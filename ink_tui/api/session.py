@@ -38,6 +38,7 @@ The session is recorded like the TUI's (same JSONL store), so `ink -c` opens it.
 from __future__ import annotations
 
 import asyncio
+import copy
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -46,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from ink_tui.api.event_fanout import EventFanout
 from ink_tui.api.session_results import PromptResult, QueuedInput, QueueEntryGone, SessionBusy
-from ink_tui.api.subagents import AgentInfo, AgentStopped, agent_info
+from ink_tui.api.subagents import AgentInfo, AgentStopped, RecordedAgent, agent_info
 from ink_tui.control.input_queue import TAKE_MODES, TakeMode
 from ink_tui.control.public_event_types import AgentSettledEvent, HistoryMessage, PublicEvent
 from ink_tui.control.public_events import PublicProjection, history_dict
@@ -99,6 +100,7 @@ class AgentSession:
         self._unsubscribe_bus = controller.bus.subscribe(self._on_event)
         self._closed = False
         self.extensions: ExtensionHost | None = None
+        self._recorded: list[RecordedAgent] = []
 
     # -- building ------------------------------------------------------------------------
 
@@ -179,6 +181,7 @@ class AgentSession:
             redact_call=redact[0],
             redact_text=redact[1],
         )
+        session._recorded = parts.subagents
         if extensions is not None and extensions.enabled:
             from dataclasses import replace
 
@@ -365,6 +368,11 @@ class AgentSession:
         """The sub-agents running now, in the order they started."""
         now = time.monotonic()
         return [agent_info(a, now) for a in self.controller.subagents.running.values()]
+
+    def recorded_subagents(self) -> list[RecordedAgent]:
+        """The sub-agents of the runs before this session was opened, in the order they
+        ended (its file recorded each whole conversation); empty for a new session."""
+        return copy.deepcopy(self._recorded)
 
     async def abort_agent(self, agent_id: str) -> AgentStopped:
         """Stop one sub-agent (and any it started) and wait until it has ended; the run

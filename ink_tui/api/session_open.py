@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ink_tui.api.subagents import RecordedAgent
     from ink_tui.control.controller import RunController
     from ink_tui.session.session_writer import SessionWriter
 
@@ -28,6 +29,8 @@ class SessionParts:
     warnings: list[str] = field(default_factory=list)
     # The user config folder the config came from (its `extensions/` folder).
     config_dir: Path | None = None
+    # A resumed session's recorded sub-agents (its file's `subagent` entries).
+    subagents: list[RecordedAgent] = field(default_factory=list)
 
 
 def open_parts(
@@ -42,6 +45,7 @@ def open_parts(
     `SessionLookupError` for an unknown id, `SessionFileError` for a file that cannot be
     read, `SessionLocked` for a session another process has open, `OSError` (a
     `SessionStoreError` names path and cause) when the session store cannot be written."""
+    from ink_tui.api.subagents import recorded_agents
     from ink_tui.assemble import assemble_controller
     from ink_tui.session.config import load_config
     from ink_tui.session.model_errors import render_model_errors
@@ -97,4 +101,11 @@ def open_parts(
         session_id = loaded.id
     else:
         session_id = uuid.uuid4().hex[:12]
-    return SessionParts(controller, session_id, writer, warnings, config.user_config_dir)
+    return SessionParts(
+        controller,
+        session_id,
+        writer,
+        warnings,
+        config.user_config_dir,
+        recorded_agents(loaded.subagents) if loaded is not None else [],
+    )

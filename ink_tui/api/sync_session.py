@@ -24,7 +24,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from ink_tui.api.session import AgentSession, PromptResult, QueuedInput
-from ink_tui.api.subagents import AgentInfo, AgentStopped
+from ink_tui.api.subagents import AgentInfo, AgentStopped, RecordedAgent
 from ink_tui.control.input_queue import TakeMode
 from ink_tui.control.public_event_types import HistoryMessage, PublicEvent
 from ink_tui.core.messages import QueueMode
@@ -138,6 +138,9 @@ class SyncAgentSession:
     @property
     def agents(self) -> list[AgentInfo]:
         return self._call(lambda: self._session.agents)
+
+    def recorded_subagents(self) -> list[RecordedAgent]:
+        return self._session.recorded_subagents()
 
     def wait_settled(self) -> PromptResult | None:
         return self._run(self._session.wait_settled())

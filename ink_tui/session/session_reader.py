@@ -24,6 +24,9 @@ What can go wrong, and what happens (the format is in `session_writer`):
 A compacted session: the history is the last compaction's summary followed by the
 messages from its `end` on (counted in the repaired list of every message, as the live
 session counted them); the entries keep everything, for the transcript.
+
+A sub-agent's conversation is one `subagent` entry (`LoadedSession.subagents`), never
+in the history: a damaged one is skipped like any damaged line.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from ink_tui.session.entries import (
     EntryError,
     ModelChangeEntry,
     SessionHeader,
+    SubagentEntry,
     ToolResultEntry,
     UnknownEntryType,
     UserEntry,
@@ -99,6 +103,12 @@ class LoadedSession:
         """Every reply the file recorded, with its usage (compacted ones too): what the
         session's tokens and cost add up from."""
         return [e.message for e in self.entries if isinstance(e, AssistantEntry)]
+
+    @property
+    def subagents(self) -> list[SubagentEntry]:
+        """Each sub-agent's recorded conversation (a `task` call's), in the order they
+        ended: not part of `history`, which has the calls and their results."""
+        return [e for e in self.entries if isinstance(e, SubagentEntry)]
 
     @property
     def message_count(self) -> int:
