@@ -11,13 +11,20 @@ sends) in a compact form, and `GET /api/sessions/{id}` hands them on as `subagen
 - At most `MAX_EVENTS` events per sub-agent (the oldest after its `subagent_start` go,
   counted in `dropped`) and `MAX_AGENTS` sub-agents per session (the oldest ended go).
 - `elapsed_s` of a running one is measured here, so a reloaded page ticks on from it.
+
+A resumed session's earlier sub-agents are not here (no events of theirs were seen):
+`recorded_shown` gives them from the session file's record, `recorded: true`.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ink_tui.api.subagents import RecordedAgent
+    from ink_tui.serve.redact import Redactor
 
 MAX_EVENTS = 1000
 MAX_AGENTS = 100
@@ -87,6 +94,7 @@ class AgentLog:
                 "parent_agent_id": agent.start.get("parent_agent_id"),
                 "description": agent.start.get("description", ""),
                 "running": agent.end is None,
+                "recorded": False,
                 "elapsed_s": round(now - agent.started, 3),
                 "start": agent.start,
                 "events": list(agent.events),
@@ -95,3 +103,32 @@ class AgentLog:
             }
             for agent_id, agent in self._agents.items()
         ]
+
+
+def recorded_shown(recorded: list[RecordedAgent], redactor: Redactor) -> list[dict[str, Any]]:
+    """`AgentSession.recorded_subagents()` in the shape of `AgentLog.shown`'s items, as
+    they may leave: no events (`start` and `end` null), their conversation as
+    `messages` (reduced and masked like the session's own), and how each ended."""
+    shown = []
+    for agent in recorded:
+        item: dict[str, Any] = redactor.deep(
+            {
+                "agent_id": agent["agent_id"],
+                "parent_call_id": agent["parent_call_id"],
+                "parent_agent_id": agent["parent_agent_id"],
+                "description": agent["description"],
+                "running": False,
+                "recorded": True,
+                "elapsed_s": None,
+                "start": None,
+                "events": [],
+                "end": None,
+                "dropped": 0,
+                "stop_reason": agent["stop_reason"],
+                "turns": agent["turns"],
+                "usage": dict(agent["usage"]),
+            }
+        )
+        item["messages"] = redactor.messages(agent["messages"])
+        shown.append(item)
+    return shown

@@ -5,7 +5,8 @@
   session opened; 200 when it was open here already. A session open in another process
   is 409 `locked`, an unknown id 404 `not_found`.
 - `GET /api/sessions/{id}`: its state, messages and `subagents` (each sub-agent's events
-  so far, compacted: `agent_log`), for a page to draw the session as it is.
+  so far, compacted: `agent_log`; a resumed session's earlier ones from its file, with
+  their conversations), for a page to draw the session as it is.
 - `DELETE /api/sessions/{id}`: abort its run, close it (so `ink -r` can open it).
 """
 
@@ -82,7 +83,7 @@ async def show_session(request: Request) -> Response:
         {
             "session": served.state(),
             "messages": served.messages(),
-            "subagents": served.agents.shown(),
+            "subagents": served.subagents(),
         },
     )
 

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ink_tui.api.session import AgentSession
-from ink_tui.serve.agent_log import AgentLog
+from ink_tui.serve.agent_log import AgentLog, recorded_shown
 from ink_tui.serve.events_stream import BUFFER_CAPACITY, EventLog
 from ink_tui.serve.redact import Redactor
 
@@ -98,6 +98,17 @@ class ServedSession:
 
     def messages(self) -> list[dict[str, Any]]:
         return self.redactor.messages(self.session.messages)
+
+    def subagents(self) -> list[dict[str, Any]]:
+        """Those of the runs before it was opened here (recorded), then those seen since."""
+        live = self.agents.shown()
+        seen = {(a["agent_id"], a["parent_call_id"]) for a in live}
+        earlier = [
+            agent
+            for agent in self.session.recorded_subagents()
+            if (agent["agent_id"], agent["parent_call_id"]) not in seen
+        ]
+        return recorded_shown(earlier, self.redactor) + live
 
 
 class RegistryClosed(RuntimeError):

@@ -28,6 +28,9 @@
   // sessionId(). Errors show on the row itself (not in the page's banner): they are its own.
   function create(hooks) {
     const agents = new Map(); // agent_id -> agent
+    // A resumed session's earlier sub-agents, drawn from the file's record. Not in
+    // `agents`: ids count from 1 again in each process, so a new one may reuse an id.
+    const recorded = [];
 
     // A `task` row as it is made (in the main view or in a sub-agent's): the live line,
     // the controls, the steer box and the place for the sub-agent's transcript.
@@ -310,10 +313,12 @@
 
     // A page (re)loaded: the sub-agents the server kept (GET /api/sessions/{id}'s
     // `subagents`), their events applied as they came, then the clock of a running one
-    // set from the server's.
+    // set from the server's. Recorded ones (a resumed session's earlier runs) have no
+    // events: their conversations are drawn as the history is.
     function restore(list, main) {
+      restoreRecorded(list.filter((kept) => kept && kept.recorded), main);
       for (const kept of list) {
-        if (!kept || !kept.agent_id || !kept.start) continue;
+        if (!kept || kept.recorded || !kept.agent_id || !kept.start) continue;
         const stamp = { agent_id: kept.agent_id, parent_call_id: kept.parent_call_id };
         apply({ ...kept.start, ...stamp }, main);
         for (const e of kept.events || []) apply({ ...e, ...stamp }, main);
@@ -324,6 +329,57 @@
           agent.tool.startedAt = agent.startedAt;
         }
       }
+    }
+
+    // Each under the task row its call made, in the main transcript or in another
+    // sub-agent's. A sub-agent's own sub-agent ended first, so it comes first in the
+    // record: it waits until its parent's transcript has drawn its row. One whose row
+    // is nowhere (its call was compacted away) is not drawn.
+    function restoreRecorded(list, main) {
+      let waiting = list.filter((kept) => kept.agent_id && kept.parent_call_id);
+      let placed = true;
+      while (waiting.length && placed) {
+        placed = false;
+        waiting = waiting.filter((kept) => {
+          const tool = taskRow(kept.parent_call_id, main);
+          if (!tool) return true;
+          if (tool.task && !tool.task.agent) {
+            drawRecorded(tool, kept);
+            placed = true;
+          }
+          return false;
+        });
+      }
+    }
+
+    function taskRow(callId, main) {
+      const views = [main, ...recorded.map((a) => a.view), ...[...agents.values()].map((a) => a.view)];
+      for (const view of views) {
+        const tool = view.tools.get(callId);
+        if (tool) return tool;
+      }
+      return null;
+    }
+
+    function drawRecorded(tool, kept) {
+      const task = tool.task;
+      const description = typeof kept.description === "string" ? kept.description : "";
+      const agent = {
+        id: kept.agent_id, tool, description, running: false, now: "", recorded: true,
+        tools: new Map(), tokens: 0, turns: 0, queued: 0, asking: false,
+        startedAt: null, duration: null, stopReason: null, error: null,
+      };
+      task.agent = agent;
+      tool.el.dataset.agentId = kept.agent_id;
+      tool.el.dataset.recorded = "true";
+      if (description) tool.name.textContent = T.callLabel("task", { description });
+      agent.view = T.create(task.transcript, { adding: hooks.adding, onToolRow });
+      const messages = Array.isArray(kept.messages) ? kept.messages : [];
+      if (messages.length) task.empty.remove();
+      agent.view.renderHistory(messages);
+      recorded.push(agent);
+      ended(agent, { stop_reason: kept.stop_reason, usage: kept.usage, turns: kept.turns });
+      drawRow(tool);
     }
 
     // A sub-agent's question is open (or answered): its row says it asks.
@@ -345,7 +401,7 @@
       return agent ? agent.view : null;
     }
 
-    return { onToolRow, apply, restore, asking, tick, viewOf, reset: () => agents.clear(), agents };
+    return { onToolRow, apply, restore, asking, tick, viewOf, reset: () => { agents.clear(); recorded.length = 0; }, agents };
   }
 
   window.InkSubagents = { create };
