@@ -4,6 +4,11 @@
 `-r` draw its end first (`session_tail`) and build the whole with `show_session_in_steps`,
 a few milliseconds at a time, so the keys typed meanwhile are handled between steps.
 A sub-agent's conversation (its `subagent` entry) is drawn under its task row, folded.
+
+A call the file holds no result for (the session ended while it ran, or while its
+approval question was open) is drawn ended, failed, with the words the history repair
+answered it with for the model (`history_repair.NO_RESULT`): left as it was added, its
+row kept a spinner and a clock that ran for as long as the app did.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from ink_tui.session.entries import (
     ToolResultEntry,
     UserEntry,
 )
+from ink_tui.session.history_repair import NO_RESULT
 from ink_tui.ui.blocks.task_block import TaskBlock
 from ink_tui.ui.widgets.transcript import Transcript
 
@@ -52,8 +58,9 @@ async def show_session_in_steps(
     """`show_session`, giving the event loop a turn every `step_s` of work."""
     transcript.clear_view()
     deadline = time.perf_counter() + step_s
+    unanswered: dict[str, None] = {}
     for index, entry in enumerate(loaded.entries, start=1):
-        _replay_one(transcript, entry)
+        _replay_one(transcript, entry, unanswered)
         if index % _CHECK_EVERY == 0:
             # The answers' text is taken in here, within the step: left to the
             # transcript's next frame, a step's worth of answers each frame took 30-50 ms.
@@ -61,6 +68,7 @@ async def show_session_in_steps(
             if time.perf_counter() > deadline:
                 await asyncio.sleep(0)
                 deadline = time.perf_counter() + step_s
+    _end_unanswered(transcript, unanswered)
     transcript.flush_now()
     _end(transcript, loaded)
 
@@ -72,12 +80,23 @@ def _end(transcript: Transcript, loaded: LoadedSession) -> None:
 
 
 def replay(transcript: Transcript, entries: Iterable[Entry]) -> None:
+    unanswered: dict[str, None] = {}
     for entry in entries:
-        _replay_one(transcript, entry)
+        _replay_one(transcript, entry, unanswered)
+    _end_unanswered(transcript, unanswered)
     transcript.flush_now()
 
 
-def _replay_one(transcript: TranscriptView, entry: Entry) -> None:
+def _end_unanswered(transcript: TranscriptView, unanswered: dict[str, None]) -> None:
+    """End the calls replayed without a result as the history repair answers them; no
+    time is shown, since none was measured."""
+    for call_id in unanswered:
+        transcript.tool_finished(call_id, ToolResult(content=NO_RESULT, is_error=True), None)
+    unanswered.clear()
+
+
+def _replay_one(transcript: TranscriptView, entry: Entry, unanswered: dict[str, None]) -> None:
+    """Draw `entry`; `unanswered` keeps the ids of the calls drawn without a result yet."""
     if isinstance(entry, UserEntry):
         prompt = entry.message
         transcript.add_user(prompt.content, prompt.kind, prompt.source, prompt.custom_type)
@@ -91,7 +110,9 @@ def _replay_one(transcript: TranscriptView, entry: Entry) -> None:
             transcript.end_answer()
         for call in reply.tool_calls:
             transcript.add_tool(call)
+            unanswered[call.id] = None
     elif isinstance(entry, ToolResultEntry):
+        unanswered.pop(entry.message.call_id, None)
         result = ToolResult(
             content=entry.message.content,
             is_error=entry.message.is_error,
@@ -130,11 +151,14 @@ def _fill(transcript: Transcript, view: InnerView, entry: SubagentEntry) -> None
     row = view.row
     row.agent_id = entry.agent_id
     row.stop_reason = entry.stop_reason
+    unanswered: dict[str, None] = {}
     for message in entry.entries:
-        _replay_one(view, message)
+        _replay_one(view, message, unanswered)
         if isinstance(message, AssistantEntry):
             usage = message.message.usage
             row.tokens += usage.input_tokens + usage.output_tokens
+    # A sub-agent stopped mid-call (its parent cancelled, the app quit) left it so too.
+    _end_unanswered(view, unanswered)
     view.end_answer()
     for call_id, block in view.tools.items():
         waiting = transcript.tasks.pending.pop(call_id, None)

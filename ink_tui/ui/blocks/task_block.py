@@ -143,7 +143,7 @@ class TaskBlock(ToolBlock):
         self.changed()
         return True
 
-    def finish(self, result: ToolResult, duration_s: float) -> bool:
+    def finish(self, result: ToolResult, duration_s: float | None) -> bool:
         reason = result.details.get("stop_reason")
         if self.stop_reason is None and isinstance(reason, str):
             self.stop_reason = reason  # a resumed session: no SubagentEnd came
@@ -176,6 +176,7 @@ class TaskBlock(ToolBlock):
         if self.state == "asking":
             return super().header_text()
         ending = _ENDINGS.get(self.stop_reason or "")
+        elapsed: float | None
         if self.result is None and ending is None:
             started = self.agent_started if self.agent_started is not None else self.started
             text.append(f"{clock.spinner(started)} ", style="bold cyan")
@@ -190,8 +191,10 @@ class TaskBlock(ToolBlock):
             text.append(label, style="bold")
             text.append(f"  {words}", style=style.replace("bold ", ""))
             measured = self.agent_duration_s if self.duration_s is None else self.duration_s
-            elapsed = clock.shown_duration(measured or 0.0)
-        text.append(f" · {clock.format_elapsed(elapsed)}", style="dim")
+            # None: a resumed session's call that never ended has no time to show.
+            elapsed = None if measured is None else clock.shown_duration(measured)
+        if elapsed is not None:
+            text.append(f" · {clock.format_elapsed(elapsed)}", style="dim")
         if self.tokens:
             text.append(f" · {format_tokens(self.tokens)}", style="dim")
         return text

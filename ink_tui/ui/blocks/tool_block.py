@@ -1,7 +1,8 @@
 """One tool call: a state line, and its result as a fold under it.
 
 The state line reads `⠹ bash make test  3.2s` while running (the transcript redraws the
-spinner at 10 fps only then), `✓`/`✗` with the duration once done, `◌ … queued` while a
+spinner at 10 fps only then), `✓`/`✗` with the duration once done (none when it was
+not measured: a resumed session's call that never ended), `◌ … queued` while a
 concurrent call waits for a slot, `? … waiting for your answer` while an approval
 question about it is open (its time counts from `tool_running`, after the answer). A
 long result is folded to the lines that matter for its kind (`fold_view.py`): a
@@ -121,8 +122,11 @@ class ToolBlock(Block):
         self.changed()
         return True
 
-    def finish(self, result: ToolResult, duration_s: float) -> bool:
-        """Show the result; False (and nothing changes) if one is already shown."""
+    def finish(self, result: ToolResult, duration_s: float | None) -> bool:
+        """Show the result; False (and nothing changes) if one is already shown.
+
+        `duration_s` None: the call's time is unknown (a resumed session's call that never
+        ended), and the state line shows none."""
         if self.result is not None:
             return False
         self.result = result
@@ -154,17 +158,17 @@ class ToolBlock(Block):
             text.append(self.label, style="bold")
             text.append("  waiting for your answer", style="yellow")
             return text
+        elapsed: float | None
         if self.state == "running":
             text.append(f"{clock.spinner(self.started)} ", style="bold cyan")
             elapsed = clock.now() - self.started
-        elif self.state == "done":
-            text.append("✓ ", style="bold green")
-            elapsed = clock.shown_duration(self.duration_s or 0.0)
         else:
-            text.append("✗ ", style="bold red")
-            elapsed = clock.shown_duration(self.duration_s or 0.0)
+            ok = self.state == "done"
+            text.append("✓ " if ok else "✗ ", style="bold green" if ok else "bold red")
+            elapsed = None if self.duration_s is None else clock.shown_duration(self.duration_s)
         text.append(self.label, style="bold")
-        text.append(f"  {clock.format_elapsed(elapsed)}", style="dim")
+        if elapsed is not None:
+            text.append(f"  {clock.format_elapsed(elapsed)}", style="dim")
         return text
 
     def body_text(self) -> Text:

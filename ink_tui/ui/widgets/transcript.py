@@ -206,7 +206,7 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
             self._spinners.start(block)
             self._changed(block)
 
-    def tool_finished(self, call_id: str, result: ToolResult, duration_s: float) -> None:
+    def tool_finished(self, call_id: str, result: ToolResult, duration_s: float | None) -> None:
         block = self._tools.get(call_id)
         if block is not None and block.finish(result, duration_s):
             self._spinners.stop(block)

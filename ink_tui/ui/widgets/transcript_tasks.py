@@ -127,7 +127,7 @@ class InnerView:
         if block is not None and block.set_running():
             self._rows.changed(self.row)
 
-    def tool_finished(self, call_id: str, result: ToolResult, duration_s: float) -> None:
+    def tool_finished(self, call_id: str, result: ToolResult, duration_s: float | None) -> None:
         block = self.tools.get(call_id)
         if block is not None and block.finish(result, duration_s):
             self._rows.changed(self.row)
