@@ -6,14 +6,15 @@ with the real tools (no bash: the tour's slow command would only cost time here)
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 from ink_tui.control.controller import RunController
-from ink_tui.core.abort import AbortSignal
+from ink_tui.core.abort import AbortController, AbortSignal
 from ink_tui.core.messages import AssistantMessage, ToolCall, ToolResultMessage, UserMessage
-from ink_tui.core.provider_api import ModelRequest, StreamEvent
+from ink_tui.core.provider_api import ModelRequest, StreamEvent, TextChunk, ThinkingChunk
 from ink_tui.core.tool_api import Tool, ToolContext, ToolResult
 from ink_tui.providers import demo_replies
 from ink_tui.providers.demo import DemoProvider
@@ -175,6 +176,41 @@ def test_test_names() -> None:
         assert is_test_name(f"src/{name}"), name
     for name in ("latest.py", "contest.py", "conftest.py", "testing.md"):
         assert not is_test_name(name), name
+
+
+# --- the pace: the sub-agent thinks before each step ---------------------------------------
+
+
+async def first_text_after(provider: DemoProvider, prompt: str) -> tuple[float, int]:
+    """Seconds from the request to the reply's first text, and how many thinking chunks
+    came before it."""
+    request = ModelRequest("", [UserMessage(prompt)], [])
+    start, thoughts = time.monotonic(), 0
+    stream = provider.stream(request, AbortController().signal)
+    try:
+        async for event in stream:
+            if isinstance(event, ThinkingChunk):
+                thoughts += 1
+            elif isinstance(event, TextChunk):
+                return time.monotonic() - start, thoughts
+    finally:
+        await stream.aclose()  # type: ignore[attr-defined]
+    raise AssertionError("the reply had no text")
+
+
+async def test_the_sub_agent_thinks_before_it_writes_and_the_tour_does_not(
+    workspace: Path,
+) -> None:
+    # A sub-agent that thinks for 0.3 s a step, at a pace where its words take no time.
+    quick = DemoProvider(workspace, chars_per_second=1_000_000, subagent_think_s=0.3)
+    waited, thoughts = await first_text_after(quick, SURVEY_PROMPT)
+    assert waited >= 0.27 and thoughts > 5  # its thinking trickles in over the pause
+    # The tour's replies do not pause (30 s would outlast the bound), nor does any
+    # reply at chars_per_second=0, the tests' pace.
+    slow = DemoProvider(workspace, chars_per_second=1_000_000, subagent_think_s=30)
+    await asyncio.wait_for(first_text_after(slow, "explain the tokenizer"), 10)
+    unpaced = DemoProvider(workspace, chars_per_second=0, subagent_think_s=30)
+    await asyncio.wait_for(first_text_after(unpaced, SURVEY_PROMPT), 10)
 
 
 # --- through a controller, with the real tools ---------------------------------------------

@@ -12,8 +12,9 @@ from ink_tui.rpc_client import RpcClient
 from tests.rpc_process import isolated_env
 from tests.test_demo_subagent import make_tests
 
-# The demo streams at a human pace (some 400 characters a second): about ten seconds to
-# the reply after the sub-agent's, more on a busy machine.
+# The demo streams at a human pace (some 400 characters a second) and its sub-agent
+# thinks 3.5 s before each of its three steps: about twenty seconds to the reply after
+# the sub-agent's, more on a busy machine.
 WITHIN = 90.0
 
 

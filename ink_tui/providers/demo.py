@@ -17,7 +17,13 @@ keeps the stream at `chars_per_second`, measured from the start of the reply so 
 sleeps do not drift. Every sleep runs inside `signal.scope()`, so an abort raises
 `AbortError` at once. A scope never spans a `yield`: the task it cancels is the
 consumer's, which must only be cancelled while it waits inside this generator.
-`chars_per_second=0` streams without sleeping (for tests).
+
+The sub-agent's replies also think for `subagent_think_s` first: their thinking is
+spread over that time before their text streams at the same pace. Its three short steps
+would otherwise be over in under two seconds, too soon for anyone to find its row and
+try **x** (stop) or **s** (steer) as the tour invites; with the pause it runs some 13 s
+and its row shows "thinking", then its tool, then "writing", for each step.
+`chars_per_second=0` streams without sleeping, thinking pause included (for tests).
 """
 
 from __future__ import annotations
@@ -46,7 +52,10 @@ from ink_tui.providers.demo_compaction import (
 from ink_tui.providers.demo_script import plan_reply
 from ink_tui.providers.demo_subagent import is_survey
 
-__all__ = ["DemoProvider", "estimate_usage", "split_pieces"]
+__all__ = ["SUBAGENT_THINK_S", "DemoProvider", "estimate_usage", "split_pieces"]
+
+# How long each reply of the sub-agent thinks before it writes (see the docstring).
+SUBAGENT_THINK_S = 3.5
 
 # Some leading whitespace plus up to six visible characters; or trailing whitespace.
 _PIECE = re.compile(r"\s*\S{1,6}|\s+")
@@ -84,20 +93,23 @@ def estimate_usage(request: ModelRequest, reply: AssistantMessage) -> Usage:
 
 
 class _Pacer:
-    """Sleeps so that `chars` characters take `chars / chars_per_second` from the start."""
+    """Sleeps so that `chars` characters take `chars / chars_per_second` from the start,
+    plus the `pause_s` seconds given so far."""
 
     def __init__(self, chars_per_second: float, signal: AbortSignal) -> None:
         self._rate = chars_per_second
         self._signal = signal
         self._start = time.monotonic()
         self._chars = 0
+        self._paused = 0.0
 
-    async def advance(self, chars: int) -> None:
+    async def advance(self, chars: int, pause_s: float = 0.0) -> None:
         self._signal.raise_if_aborted()
         if self._rate <= 0:
             return
         self._chars += chars
-        delay = self._start + self._chars / self._rate - time.monotonic()
+        self._paused += pause_s
+        delay = self._start + self._chars / self._rate + self._paused - time.monotonic()
         if delay > 0:
             async with self._signal.scope():
                 await asyncio.sleep(delay)
@@ -112,9 +124,16 @@ class DemoProvider:
     # Small on purpose, so the tour shows a compaction (see demo_compaction.py).
     context_window = DEMO_CONTEXT_WINDOW
 
-    def __init__(self, workspace: Path, *, chars_per_second: float = 400.0) -> None:
+    def __init__(
+        self,
+        workspace: Path,
+        *,
+        chars_per_second: float = 400.0,
+        subagent_think_s: float = SUBAGENT_THINK_S,
+    ) -> None:
         self.workspace = workspace
         self.chars_per_second = chars_per_second
+        self.subagent_think_s = subagent_think_s
         self._label = workspace.absolute().name or str(workspace)
         self._subagents = 0
 
@@ -142,8 +161,11 @@ class DemoProvider:
             for n, planned in enumerate(reply.calls, start=1)
         ]
         pacer = _Pacer(self.chars_per_second, signal)
-        for piece in split_pieces(reply.thinking):
-            await pacer.advance(len(piece))
+        thoughts = split_pieces(reply.thinking)
+        # The sub-agent's thinking trickles in over its pause (the tour's streams as is).
+        think_s = self.subagent_think_s if is_survey(request.messages) and thoughts else 0.0
+        for piece in thoughts:
+            await pacer.advance(len(piece), think_s / len(thoughts))
             yield ThinkingChunk(piece)
         for piece in split_pieces(reply.text):
             await pacer.advance(len(piece))

@@ -13,11 +13,13 @@ first request holds only that prompt, which is how the demo knows to play the su
 3. its final answer: how many test files (named like tests) and other files with "test"
    in their path, how many test definitions in how many files, a few paths.
 
-A steer is quoted in its next reply ("stop"/"skip" goes straight to the answer, with
-what it has); input after its answer gets the answer again. Everything it says comes
-from the tool results in its history. The parent reads the answer (the `task` call's
-result) in its next reply: `survey_report` quotes it and states the count, which
-`demo_findings.stated_test_files` reads back for the notes and the summary.
+Each reply thinks a few seconds first (`demo.py` paces it), so the sub-agent runs long
+enough to be stopped or steered by hand. A steer is quoted in its next reply
+("stop"/"skip" goes straight to the answer, with what it has); input after its answer
+gets the answer again. Everything it says comes from the tool results in its history.
+The parent reads the answer (the `task` call's result) in its next reply:
+`survey_report` quotes it and states the count, which `demo_findings.stated_test_files`
+reads back for the notes and the summary.
 
 Pure functions, like the rest of the script: `demo_script` passes the history it read.
 """
@@ -202,7 +204,11 @@ def _find_step() -> DemoReply:
         'that started me. First, every path with "test" in it.'
     )
     call = PlannedCall("find", {"pattern": TEST_GLOB})
-    return DemoReply(text, "Find the test files first.", [call])
+    thinking = (
+        "The prompt asks for the test files and their count. Start with every path that "
+        'has "test" in it, then tell the test files from the rest.'
+    )
+    return DemoReply(text, thinking, [call])
 
 
 def _grep_step(survey: _Survey) -> DemoReply:
@@ -212,11 +218,15 @@ def _grep_step(survey: _Survey) -> DemoReply:
         "tests. Now I'll count the test definitions in them."
     )
     call = PlannedCall("grep", {"pattern": TEST_DEFINITIONS, "glob": TEST_GLOB})
-    return DemoReply(text, "Count the tests defined in those files.", [call])
+    thinking = (
+        "Those are the candidates. Count the tests defined in them: lines with "
+        "`def test`, `func Test`, `it(` or `test(`."
+    )
+    return DemoReply(text, thinking, [call])
 
 
 def _answer(survey: _Survey) -> DemoReply:
-    thinking = "Report the counts, with a few paths."
+    thinking = "What I found is in my history: report the counts, with a few of the paths."
     if survey.files is None:
         return DemoReply("I stopped before I looked at anything, so I have no counts.", thinking)
     if not survey.files:
