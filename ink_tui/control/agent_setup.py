@@ -43,9 +43,10 @@ def tool_context(
     passes no gate: only what the model asks for is checked."""
     gate: tuple[BeforeTool, ...] = ()
     if checked:
-        ask = (
-            setup.approvals.check if agent is None else partial(setup.approvals.check, agent=agent)
-        )
+        # Two statements: mypy 1.11 (the floor) joins the conditional's two types to `object`.
+        ask: BeforeTool = setup.approvals.check
+        if agent is not None:
+            ask = partial(setup.approvals.check, agent=agent)
         gate = (*setup.before_tool, ask)
     return ToolContext(
         workspace=setup.workspace,
