@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -75,7 +76,11 @@ async def wait_until(
     while not predicate():
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out waiting for {what or predicate}")
-        await pilot.pause(0.02)
+        # A plain sleep, not pilot.pause: pause first waits for every widget to handle
+        # a callback, and one removed meanwhile (a queue row taken back by an interrupt)
+        # never does, so the wait hung for Textual's 30 s (CI, the interrupt storm). The
+        # app runs in this loop: the sleep is its turn, and the predicate is the wait.
+        await asyncio.sleep(0.02)
 
 
 async def type_text(pilot: Pilot, text: str) -> None:
