@@ -23,6 +23,7 @@ from ink_tui.ui.widgets.queue_list import QueueList
 from ink_tui.ui.widgets.status_bar import StatusBar
 from ink_tui.ui.widgets.transcript import Transcript
 from tests.scripted_server import ScriptedServer, tool_reply
+from tests.test_ui_demo_tour import demo_app
 from tests.ui_helpers import make_app, type_text, wait_until
 
 ASK = RunSettings(approval="ask")
@@ -196,3 +197,32 @@ async def test_at_the_minimum_size_the_question_keeps_its_essentials(
         # Ctrl+G still answers it.
         await pilot.press("ctrl+g")
         await wait_until(pilot, lambda: question.has_focus, what="the question's focus")
+
+
+async def test_a_question_with_a_diff_at_60x20_gives_way_and_keeps_the_input_on_screen(
+    workspace: Path,
+) -> None:
+    """A question with a diff preview (the demo tour's write) at 60x20 gives way like a
+    bash one: its preview hidden, the transcript keeps rows, the input stays on screen."""
+    (workspace / "README.md").write_text("# Widgets\n\nA tokenizer for widgets.\n")
+    app, _ = demo_app(workspace)
+    async with app.run_test(size=(60, 20)) as pilot:
+        await wait_until(pilot, lambda: app.controller is not None, what="the controller")
+        await type_text(pilot, "explain the tokenizer")
+        await pilot.press("enter")
+        question = app.query_one(ApprovalQuestion)
+        await wait_until(pilot, lambda: question.is_open, within=20, what="the write's question")
+        await type_text(pilot, "keep the public API")
+        await pilot.press("enter")
+        await type_text(pilot, "then add a changelog entry")
+        await pilot.press("alt+enter")
+        await wait_until(pilot, lambda: app.query_one(QueueList).count == 2, what="2 queued")
+        await type_text(pilot, "now stop")
+        transcript = app.query_one(Transcript)
+        await wait_until(pilot, lambda: question.has_class("-compact"), what="the essentials")
+        await wait_until(pilot, lambda: transcript.size.height >= 4, what="the transcript's rows")
+        assert not question.query_one("#approval-preview").display
+        # The input and the bars are on the screen, not pushed below it.
+        for widget in (app.query_one(PromptInput), app.query_one(StatusBar)):
+            assert widget.region.bottom <= app.size.height, widget
+        assert app.query_one(PromptInput).text == "now stop"

@@ -96,6 +96,9 @@ class ApprovalQuestion(Vertical, can_focus=True):
         max-height: 14;
         overflow-y: auto;
     }
+    ApprovalQuestion #approval-preview.-empty {
+        display: none;
+    }
     ApprovalQuestion #approval-choices {
         height: 1;
         margin-top: 1;
@@ -267,7 +270,9 @@ class ApprovalQuestion(Vertical, can_focus=True):
         self.query_one("#approval-why", Static).update(asker + why)
         preview = self.query_one("#approval-preview", Static)
         lines = preview_lines(request)
-        preview.display = bool(lines)
+        # A class, not `display`: an inline style would beat the -compact rule, and a
+        # small terminal kept the whole diff preview (the input pushed off the screen).
+        preview.set_class(not lines, "-empty")
         preview.update(Text("\n").join(lines))
         choices = self.query_one("#approval-choices", Horizontal)
         choices.remove_children()
