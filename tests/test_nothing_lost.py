@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from ink_tui.ui import clock
+from ink_tui.ui import clock, ctrl_c
 from ink_tui.ui.ctrl_c import CLEARED_HINT, QUIT_HINT
 from ink_tui.ui.widgets.hint_row import HintRow
 from tests.pty_terminal import PtyInk
@@ -126,6 +126,39 @@ async def test_a_draft_cleared_twice_is_still_one_up_away(
             # Down walks back to the (empty) draft.
             await pilot.press("down", "down")
             assert app.prompt.text == ""
+
+
+async def test_the_cleared_hint_ends_once_the_text_is_back_or_new_text_is_typed(
+    server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Far longer than the waits below: only the text coming back can end the hint.
+    monkeypatch.setattr(ctrl_c, "CLEARED_HINT_S", 60.0)
+    app, _ = make_app(server, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        hints = app.query_one(HintRow)
+
+        def hint_shown() -> bool:
+            return CLEARED_HINT in str(hints.render())
+
+        await type_text(pilot, "my draft")
+        await pilot.press("ctrl+c")
+        # The clear's own change (the box now empty) has been handled: the hint stays.
+        await pilot.pause()
+        await pilot.pause()
+        assert app.prompt.text == "" and hint_shown()
+
+        await pilot.press("up")
+        assert app.prompt.text == "my draft"
+        await wait_until(pilot, lambda: not hint_shown(), within=5.0, what="the hint to end")
+        assert "Enter send" in str(hints.render())
+
+        # Cleared again, then something new typed: the hint is over as well.
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert hint_shown()
+        await pilot.press("x")
+        await wait_until(pilot, lambda: not hint_shown(), within=5.0, what="the hint to end")
+        assert app.prompt.text == "x"
 
 
 @pytest.fixture

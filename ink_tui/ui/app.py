@@ -332,9 +332,14 @@ class InkApp(App[None]):
     def _draft_changed(self, message: PromptInput.Changed) -> None:
         self.start.note_input()
         self.panel_layout.schedule()
+        # From the message: it may arrive while the app shuts down, the box gone.
+        text = message.text_area.text
+        # Text back in the box ends "Cleared; press Up to bring it back" (a query, not
+        # query_one: the row may be gone too).
+        for hints in self.query(HintRow):
+            hints.input_changed(text)
         if self.binding is not None:
-            # From the message: it may arrive while the app shuts down, the box gone.
-            self.binding.set_draft(message.text_area.text)
+            self.binding.set_draft(text)
 
     @on(PromptInput.Submitted)
     def _submitted(self, message: PromptInput.Submitted) -> None:

@@ -10,7 +10,8 @@
    (`ui/clipboard.py`), and the hint row says how.
 5. Idle with text in the input: the input is cleared, and the text is kept one key away:
    it becomes the newest history entry, and the hint row says "Cleared; press Up to
-   bring it back". Clearing arms no quitting, so the next press cannot quit.
+   bring it back" until the input holds text again (brought back, or typed) or
+   `CLEARED_HINT_S` pass. Clearing arms no quitting, so the next press cannot quit.
 6. Idle with nothing to clear: a first press arms quitting ("Press Ctrl+C again to
    quit"), a second one within `QUIT_WINDOW_S` quits. Submitting anything disarms it
    (`disarm`).
@@ -97,7 +98,7 @@ class CtrlCPolicy:
             # The input keeps it as its newest history entry (a blank text is not kept,
             # and nothing of it is lost either).
             self._last_idle = None
-            app.query_one(HintRow).flash(
+            app.query_one(HintRow).flash_until_typed(
                 CLEARED_HINT if text.strip() else "Cleared", CLEARED_HINT_S
             )
             return

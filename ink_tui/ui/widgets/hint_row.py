@@ -1,6 +1,12 @@
 """The line of key hints above the status bar; it changes with the run state, while
 an approval question is open with where the focus is (the input, the question, its
-reason box), and while the input is pointed at a sub-agent (`set_steering`)."""
+reason box), and while the input is pointed at a sub-agent (`set_steering`).
+
+A flash shows a message instead for a moment. One about the emptied input ("Cleared;
+press Up to bring it back", `flash_until_typed`) ends as soon as the input holds text
+again (`input_changed`): left for its whole moment, it told the user to bring back text
+they had already brought back.
+"""
 
 from __future__ import annotations
 
@@ -122,6 +128,8 @@ class HintRow(Static):
         self._flash_timer: Timer | None = None
         # What the row shows: a flash, or the hints (fitted to the width when drawn).
         self._flash: str | None = None
+        # The flash speaks of an empty input: text in it ends the flash.
+        self._until_typed = False
         self._unsubscribe = lambda: None
 
     def on_mount(self) -> None:
@@ -181,6 +189,20 @@ class HintRow(Static):
         # One row, always (see the CSS): no layout, only this row is drawn again.
         self.refresh()
         self._flash_timer = self.set_timer(seconds, self._end_flash)
+        self._until_typed = False
+
+    def flash_until_typed(self, message: str, seconds: float) -> None:
+        """`flash`, ended early once the input holds text again (Up or Ctrl+Z brought it
+        back, or something new was typed)."""
+        self.flash(message, seconds)
+        self._until_typed = True
+
+    def input_changed(self, text: str) -> None:
+        """The input's text changed (the app calls this on every change): `text` ends a
+        `flash_until_typed`. An empty input keeps it: the clear itself reports a change."""
+        if self._until_typed and text and self._flash_timer is not None:
+            self._flash_timer.stop()
+            self._end_flash()
 
     def _end_flash(self) -> None:
         self._flash_timer = None
@@ -207,6 +229,7 @@ class HintRow(Static):
     def _paint(self) -> None:
         self.remove_class("-flash")
         self._flash = None
+        self._until_typed = False
         self.refresh()
 
     def render(self) -> Text:
