@@ -35,9 +35,10 @@ MARKERS = {"ink": "demo model (offline)", "bare": "bare baseline ready"}
 # Loaded before the first frame, any of these is a lazy-import failure...
 FORBIDDEN_PREFIXES = ("ink_tui.providers", "ink_tui.tools", "ink_tui.session")
 # ... except configuration, which is read to choose the front end and the model: the
-# package itself and its config modules (by last name component).
+# package itself and its config modules (by last name component), among them the
+# project-file trust check, which decides which of a workspace's settings apply.
 ALLOWED_PACKAGES = ("ink_tui.session",)
-CONFIG_MODULES = ("config", "config_*", "model_*", "api_keys")
+CONFIG_MODULES = ("config", "config_*", "model_*", "api_keys", "project_trust")
 
 
 def eager_imports(modules: list[str], heavy: list[str]) -> list[str]:
