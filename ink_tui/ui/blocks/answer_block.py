@@ -317,6 +317,11 @@ class AnswerBlock(Block):
         return True
 
     @property
+    def taken_in(self) -> bool:
+        """Complete, and every block of it taken in (the flush after `close`)."""
+        return self._stream is None
+
+    @property
     def waiting(self) -> bool:
         """Finished blocks are waiting to be taken in by the next `flush`."""
         return self._stream is not None and bool(self._stream.waiting)
