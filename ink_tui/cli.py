@@ -253,7 +253,7 @@ def _run(args: argparse.Namespace, workspace: Path) -> int:
     if isinstance(plan, str):
         print(f"ink: {plan}", file=sys.stderr)
         return 2
-    from ink_tui.ui.app import run_app
+    from ink_tui.ui.run_app import run_app
 
     return run_app(config, workspace, plan, extensions=partial(_extension_options, args, config))
 

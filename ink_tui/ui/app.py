@@ -32,7 +32,6 @@ from ink_tui.ui.app_start import AppStart, MakeController
 from ink_tui.ui.panel_layout import LAYOUT_EVENTS, PanelLayout
 
 # The `ink` command's entry (cli.py imports it from here); built in a module of its own.
-from ink_tui.ui.run_app import run_app as run_app
 from ink_tui.ui.startup import AppSessions, SessionPlan
 from ink_tui.ui.widgets.hint_row import HintRow, key_label
 from ink_tui.ui.widgets.prompt_input import PromptInput, placeholder_for

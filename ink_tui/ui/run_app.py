@@ -1,10 +1,10 @@
 """The `ink` command's full-screen app: the controller it builds after the first frame,
 the app around it, and the exit status it leaves with.
 
-Apart from the app class (ui/app.py, which re-exports `run_app` for cli.py): that module
+Apart from the app class (ui/app.py): that module
 is about what the app does, this one about how the command puts it together (the
-assembled controller, the process guards). The app is imported when it runs, so that
-ui/app.py can import this module at its top.
+assembled controller, the process guards). The app is imported when it runs: the
+command line imports this module before it needs the app.
 """
 
 from __future__ import annotations
