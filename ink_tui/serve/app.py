@@ -37,6 +37,7 @@ from ink_tui.serve import (
     routes_events,
     routes_messages,
     routes_queue,
+    routes_rewind,
     routes_sessions,
 )
 from ink_tui.serve.auth import TokenAuth
@@ -108,6 +109,7 @@ def build_app(
         *routes_queue.routes,
         *routes_agents.routes,
         *routes_approvals.routes,
+        *routes_rewind.routes,
         *routes_events.routes,
         Mount("/static", StaticFiles(directory=STATIC, check_dir=False), name="static"),
     ]
