@@ -15,6 +15,7 @@ __all__ = [
     "PromptResult",
     "QueueEntryGone",
     "QueuedInput",
+    "RewindRefused",
     "SessionBusy",
     "SyncAgentSession",
 ]
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
         PromptResult,
         QueuedInput,
         QueueEntryGone,
+        RewindRefused,
         SessionBusy,
         SyncAgentSession,
     )

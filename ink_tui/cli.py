@@ -55,6 +55,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="default: one-at-a-time",
     )
     parser.add_argument(
+        "--no-checkpoints",
+        dest="checkpoints",
+        action="store_const",
+        const="off",
+        default=None,
+        help="take no checkpoints of the files (a rewind then restores only the conversation)",
+    )
+    parser.add_argument(
         "--approval",
         choices=["ask", "edits", "auto"],
         default=None,
@@ -120,6 +128,7 @@ _SESSION_FLAGS = (
     "steering_mode",
     "follow_up_mode",
     "approval",
+    "checkpoints",
 )
 
 

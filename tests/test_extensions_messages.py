@@ -133,6 +133,8 @@ async def test_idle_without_trigger_turn_only_records_the_message(
         "content": "tests live in tests/",
         "source": "probe",
         "custom_type": "fact",
+        # Recorded like any message: a rewind can name it.
+        "entry_id": seen.of("user_message")[-1]["entry_id"],
     }
     assert seen.of("user_message")[-1]["source"] == "probe"
     server.push(text_reply("ok"))

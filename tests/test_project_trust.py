@@ -32,6 +32,9 @@ allow = ["bash"]
 pass_env = ["OPENAI_API_KEY"]
 max_lines = 300
 
+[checkpoints]
+enabled = "off"
+
 [providers.b]
 base_url = "{b}"
 """
@@ -39,6 +42,7 @@ HELD_KEYS = (
     'approval.policy = "auto"',
     'approval.allow = ["bash"]',
     'tools.pass_env = ["OPENAI_API_KEY"]',
+    'checkpoints.enabled = "off"',
     "providers.b.base_url",
     'default_model = "b/m"',
 )

@@ -50,7 +50,12 @@ EXIT_WITHIN = 30.0
 
 
 def _entries(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The file's lines without their place in the session's tree (id, parent, time)."""
+    lines = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [{k: v for k, v in line.items() if k not in TREE_KEYS} for line in lines]
+
+
+TREE_KEYS = ("id", "parent_id", "ts")
 
 
 def _lock_released(path: Path) -> bool:

@@ -234,6 +234,14 @@ def test_header_and_line_format(workspace: Path) -> None:
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", header["started"])
     assert header["workspace"] == str(workspace.resolve())
     assert header["model"] == "model-a"
+    # Each entry's place in the tree: one branch here, each hanging from the one before.
+    parent = None
+    for line in lines[1:]:
+        entry_id = line.pop("id")
+        assert re.fullmatch(r"[0-9a-f]{12}", entry_id)
+        assert line.pop("parent_id") == parent
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", line.pop("ts"))
+        parent = entry_id
     assert lines[1] == {"type": "user", "kind": "prompt", "content": "look around"}
     assistant = lines[2]
     assert assistant["tool_calls"][1] == {
@@ -280,9 +288,12 @@ def test_each_line_is_written_in_order_and_fsynced_at_turn_and_run_end_off_the_c
     s.user("hello", "prompt")
     writer.drain()
     # Readable through another handle before any fsync: it was written and flushed.
-    assert writer.path.read_text().splitlines()[-1] == (
-        '{"type":"user","kind":"prompt","content":"hello"}'
-    )
+    last = json.loads(writer.path.read_text().splitlines()[-1])
+    assert {k: last[k] for k in ("type", "kind", "content")} == {
+        "type": "user",
+        "kind": "prompt",
+        "content": "hello",
+    }
     s.reply(AssistantMessage(text="hi"))
     writer.drain()
     assert json.loads(writer.path.read_text().splitlines()[-1])["text"] == "hi"

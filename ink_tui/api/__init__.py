@@ -22,6 +22,7 @@ from ink_tui.api.session_open import ModelConfigError
 from ink_tui.api.subagents import AgentInfo, AgentStopped, RecordedAgent
 from ink_tui.api.sync_session import SyncAgentSession
 from ink_tui.control.subagents import AgentGone
+from ink_tui.session.rewind import RewindRefused
 
 __all__ = [
     "AgentGone",
@@ -33,6 +34,7 @@ __all__ = [
     "QueueEntryGone",
     "QueuedInput",
     "RecordedAgent",
+    "RewindRefused",
     "SessionBusy",
     "SyncAgentSession",
     "install_process_guards",

@@ -17,6 +17,8 @@ What it promises a caller (the run-control contract, seen from outside):
   with `agent_id` queue input for one (`AgentGone`, a `LookupError`, when it is not
   running: nothing was queued); `abort_agent(agent_id)` stops only it and returns once
   it has ended (`AgentStopped`). `abort()` stops the whole tree.
+- Going back (api/session_rewind.py): `tree()`, `rewind(entry_id, restore)`,
+  `rewind_preview`, `undo_rewind`, `navigate_tree`, `fork`; idle only.
 - Events: `subscribe(callback)` or `async for event in session.events()`, each a public
   event (see `ink_tui.control.public_events` and docs/events.md); `agent_settled` is
   the one "done", exactly once per prompt.
@@ -47,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from ink_tui.api.event_fanout import EventFanout
 from ink_tui.api.session_results import PromptResult, QueuedInput, QueueEntryGone, SessionBusy
+from ink_tui.api.session_rewind import GoingBack
 from ink_tui.api.subagents import AgentInfo, AgentStopped, RecordedAgent, agent_info
 from ink_tui.control.input_queue import TAKE_MODES, TakeMode
 from ink_tui.control.public_event_types import AgentSettledEvent, HistoryMessage, PublicEvent
@@ -61,13 +64,14 @@ if TYPE_CHECKING:
     from ink_tui.core.messages import ToolCall
     from ink_tui.extensions.host import ExtensionHost
     from ink_tui.extensions.startup import ExtensionOptions
+    from ink_tui.session.rewind import SessionRewind
     from ink_tui.session.session_writer import SessionWriter
 
 # The results and errors live in session_results; importers may take them from here.
 __all__ = ["AgentSession", "PromptResult", "QueueEntryGone", "QueuedInput", "SessionBusy"]
 
 
-class AgentSession:
+class AgentSession(GoingBack):
     """Build with `await AgentSession.open(...)` (or `async with AgentSession.open(...)`)."""
 
     def __init__(
@@ -79,8 +83,10 @@ class AgentSession:
         warnings: list[str] | None = None,
         redact_call: Callable[[ToolCall], dict[str, Any]] | None = None,
         redact_text: Callable[[str], str] | None = None,
+        rewind: SessionRewind | None = None,
     ) -> None:
         self.controller = controller
+        self._rewind = rewind
         self.session_id = session_id
         self._writer = writer
         self.warnings = list(warnings or [])
@@ -180,6 +186,7 @@ class AgentSession:
             warnings=parts.warnings,
             redact_call=redact[0],
             redact_text=redact[1],
+            rewind=parts.rewind,
         )
         session._recorded = parts.subagents
         if extensions is not None and extensions.enabled:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ink_tui.api.subagents import RecordedAgent
     from ink_tui.control.controller import RunController
+    from ink_tui.session.rewind import SessionRewind
     from ink_tui.session.session_writer import SessionWriter
 
 
@@ -31,6 +32,8 @@ class SessionParts:
     config_dir: Path | None = None
     # A resumed session's recorded sub-agents (its file's `subagent` entries).
     subagents: list[RecordedAgent] = field(default_factory=list)
+    # Going back in it (None: not recorded).
+    rewind: SessionRewind | None = None
 
 
 def open_parts(
@@ -49,9 +52,9 @@ def open_parts(
     from ink_tui.assemble import assemble_controller
     from ink_tui.session.config import load_config
     from ink_tui.session.model_errors import render_model_errors
+    from ink_tui.session.recording import record_session
     from ink_tui.session.session_choice import choose_session
     from ink_tui.session.session_reader import load_session
-    from ink_tui.session.session_recorder import SessionRecorder
     from ink_tui.session.session_writer import SessionWriter
 
     workspace = workspace.expanduser().resolve()
@@ -89,12 +92,13 @@ def open_parts(
         user_config_dir=config.user_config_dir,
     )
     writer: SessionWriter | None = None
+    rewind: SessionRewind | None = None
     if record:
         if loaded is not None:
-            writer = SessionWriter.open_existing(loaded.path)
+            writer = SessionWriter.open_existing(loaded.path, leaf_id=loaded.leaf_id)
         else:
             writer = SessionWriter.create(workspace, controller.provider.model)
-        controller.bus.subscribe(SessionRecorder(writer))
+        rewind = record_session(controller, writer, checkpoints=settings.checkpoints).rewind
     if writer is not None:
         session_id = writer.id
     elif loaded is not None:
@@ -108,4 +112,5 @@ def open_parts(
         warnings,
         config.user_config_dir,
         recorded_agents(loaded.subagents) if loaded is not None else [],
+        rewind,
     )

@@ -142,6 +142,28 @@ class SyncAgentSession:
     def recorded_subagents(self) -> list[RecordedAgent]:
         return self._session.recorded_subagents()
 
+    # Going back (api/session_rewind.py).
+    def tree(self) -> dict[str, Any]:
+        return self._run(self._session.tree())
+
+    def user_messages(self) -> list[dict[str, Any]]:
+        return self._run(self._session.user_messages())
+
+    def rewind_preview(self, entry_id: str) -> dict[str, Any]:
+        return self._run(self._session.rewind_preview(entry_id))
+
+    def rewind(self, entry_id: str, restore: str = "both") -> dict[str, Any]:
+        return self._run(self._session.rewind(entry_id, restore))
+
+    def undo_rewind(self) -> dict[str, Any]:
+        return self._run(self._session.undo_rewind())
+
+    def navigate_tree(self, entry_id: str) -> dict[str, Any]:
+        return self._run(self._session.navigate_tree(entry_id))
+
+    def fork(self, entry_id: str) -> dict[str, Any]:
+        return self._run(self._session.fork(entry_id))
+
     def wait_settled(self) -> PromptResult | None:
         return self._run(self._session.wait_settled())
 

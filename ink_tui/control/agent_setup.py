@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Protocol
 
 from ink_tui.control.approvals import AgentTag, Approvals
+from ink_tui.control.checkpointing import Checkpoints
 from ink_tui.control.run_settings import RunSettings
 from ink_tui.core.abort import AbortSignal
 from ink_tui.core.provider_api import Provider
@@ -30,6 +31,7 @@ class AgentSetup(Protocol):
     settings: RunSettings
     before_tool: list[BeforeTool]
     approvals: Approvals
+    checkpoints: Checkpoints
 
 
 def tool_context(
@@ -53,4 +55,6 @@ def tool_context(
         signal=signal,
         limits=setup.settings.limits,
         before_tool=gate,
+        # The top-level run's model calls only: see control/checkpointing.py.
+        before_batch=setup.checkpoints.before_batch if checked and agent is None else None,
     )

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ink_tui.control.agent_setup import tool_context
 from ink_tui.control.approvals import AnswerError, Approvals
 from ink_tui.control.bus import EventBus
+from ink_tui.control.checkpointing import Checkpoints
 from ink_tui.control.input_queue import InputQueue, QueueEntry, TakeMode, is_shell_line
 from ink_tui.control.queue_commands import QueueCommands
 from ink_tui.control.run_inputs import Compact, DeliverAs, RunInput, as_input, message_of
@@ -50,6 +51,7 @@ from ink_tui.core.compaction import CompactionBackoff
 from ink_tui.core.events import (
     Event,
     Notice,
+    Rewound,
     RunStart,
     RunState,
     RunStopReason,
@@ -57,7 +59,7 @@ from ink_tui.core.events import (
     UserMessageEvent,
 )
 from ink_tui.core.loop import AgentLoop, LoopResult
-from ink_tui.core.messages import Message, QueueMode, UserMessage
+from ink_tui.core.messages import Message, QueueMode, UserMessage, new_entry_id
 from ink_tui.core.provider_api import Provider
 from ink_tui.core.sentence import sentence
 from ink_tui.core.tool_api import BeforeTool, Tool
@@ -138,6 +140,9 @@ class RunController(QueueCommands):
         self._settling = Settling(self.queue, self._emit, self._set_paused)
         # What `task` calls start (binds the `task` tools among `tools`).
         self.subagents = Subagents(self, self._emit)
+        # The files' checkpoint before each batch that may change them (a store is bound
+        # when the session is recorded: checkpoints/binding.py).
+        self.checkpoints = Checkpoints(self._emit)
         self.subagents.max_parallel = self.settings.subagents_max_parallel
         self.subagents.max_depth = self.settings.subagents_max_depth
         self.subagents.bind(self.tools)
@@ -185,9 +190,16 @@ class RunController(QueueCommands):
             return None
         # Idle, no turn wanted: into the history only, so the next model call sees it.
         message.kind = deliver_as
+        message.entry_id = new_entry_id()
         self.history.append(message)
         self._emit(
-            UserMessageEvent(text=text, kind=deliver_as, source=source, custom_type=custom_type)
+            UserMessageEvent(
+                text=text,
+                kind=deliver_as,
+                source=source,
+                custom_type=custom_type,
+                entry_id=message.entry_id,
+            )
         )
         return None
 
@@ -251,6 +263,14 @@ class RunController(QueueCommands):
             self.spawn(coro)
         else:
             self._driver = asyncio.ensure_future(coro)
+
+    def replace_history(self, history: list[Message], rewound: Rewound) -> None:
+        """A rewind (session/rewind.py): the history becomes `history`, and front ends
+        hear of it. Idle only (`RuntimeError` otherwise); the queue is not touched."""
+        if self.state != "idle":
+            raise RuntimeError("a run is in progress: stop it first (Esc), then rewind")
+        self.history[:] = history
+        self._emit(rewound)
 
     def interrupt(self) -> InterruptOutcome:
         """Ctrl+C / Escape. Idle is left to the front end (clear editor, quit hint)."""

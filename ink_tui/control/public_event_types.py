@@ -60,6 +60,7 @@ PUBLIC_EVENT_TYPES: Final = (
     "approval_resolved",
     "compaction_start",
     "compaction_end",
+    "rewound",
     "error",
     "extension_error",
     "notice",
@@ -124,6 +125,8 @@ class UserMessageInfo(TypedDict):
     # Only for a message an extension injected: its name, and what it says it is.
     source: NotRequired[str]
     custom_type: NotRequired[str | None]
+    # Its id in the session's tree (rewind, fork); not for a compaction's summary.
+    entry_id: NotRequired[str]
 
 
 class ToolResultInfo(TypedDict):
@@ -220,6 +223,8 @@ class UserMessageEvent(Envelope):
     # "user", or the extension that sent it (with its `custom_type`).
     source: str
     custom_type: str | None
+    # Its id in the session's tree: what `rewind` and `fork` take.
+    entry_id: str | None
 
 
 class MessageUpdateEvent(Envelope):
@@ -416,6 +421,18 @@ class ExtensionErrorEvent(Envelope):
     error: str
 
 
+class RewoundEvent(Envelope):
+    """The session went back (RPC `rewind`, `navigate_tree`, `undo_rewind`, the TUI's
+    /rewind and /tree): the history is now the branch ending at `leaf_id`."""
+
+    type: Literal["rewound"]
+    restore: Literal["conversation", "files", "both", "undo", "tree"]
+    leaf_id: str | None
+    entry_id: str | None
+    text: str
+    restored_files: list[str]
+
+
 class NoticeEvent(Envelope):
     type: Literal["notice"]
     text: str
@@ -449,6 +466,7 @@ PublicEvent = (
     | ApprovalResolvedEvent
     | CompactionStartEvent
     | CompactionEndEvent
+    | RewoundEvent
     | ErrorEvent
     | ExtensionErrorEvent
     | NoticeEvent

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from ink_tui.control import public_event_types as pub
 from ink_tui.control.event_seqs import CountingSeqs, SeqSource
@@ -80,6 +80,7 @@ from ink_tui.core.events import (
     MessageEnd,
     Notice,
     QueueUpdate,
+    Rewound,
     RunEnd,
     RunStart,
     ServerWaiting,
@@ -196,6 +197,7 @@ class PublicProjection:
                         kind=event.kind,
                         source=event.source or "user",
                         custom_type=event.custom_type,
+                        entry_id=event.entry_id,
                     )
                 )
             case TextDelta():
@@ -394,6 +396,18 @@ class PublicProjection:
                         summary=text(event.summary),
                         first=event.first,
                         end=event.end,
+                    )
+                )
+            case Rewound():
+                emit(
+                    pub.RewoundEvent(
+                        type="rewound",
+                        **head(),
+                        restore=cast(Any, event.restore),
+                        leaf_id=event.leaf_id,
+                        entry_id=event.entry_id,
+                        text=text(event.text),
+                        restored_files=list(event.restored_files),
                     )
                 )
             case Notice(kind="retry"):

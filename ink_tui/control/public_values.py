@@ -73,6 +73,8 @@ def history_dict(message: Message) -> HistoryMessage:
             if isinstance(message, SummaryMessage):
                 # The summary a compaction put in place of the older messages.
                 user["kind"] = "summary"
+            elif message.entry_id is not None:
+                user["entry_id"] = message.entry_id
             return user
         case AssistantMessage():
             return message_dict(message)

@@ -34,3 +34,5 @@ class RunSettings:
     # once, and how deep they may nest (1: only the top-level agent starts them).
     subagents_max_parallel: int = 4
     subagents_max_depth: int = 1
+    # Checkpoints of the files before tool batches that may change them (session/recording.py).
+    checkpoints: bool = True

@@ -107,6 +107,9 @@ class UserMessageEvent(Event):
     # Set when an extension injected it (see `UserMessage.source`); None for the user.
     source: str | None = None
     custom_type: str | None = None
+    # The message's id in the session's tree (`UserMessage.entry_id`): what a rewind to
+    # it names.
+    entry_id: str | None = None
 
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)
@@ -393,6 +396,29 @@ class CompactionEnd(Event):
     @property
     def done(self) -> bool:
         return not self.aborted and self.error is None
+
+
+@dataclass(slots=True, kw_only=True, repr=False, eq=False)
+class CheckpointTaken(Event):
+    """The workspace's files were checkpointed before a tool batch that may change them
+    (`commit` in the checkpoint store): what a rewind of files goes back to."""
+
+    type: ClassVar[str] = "checkpoint"
+    commit: str
+
+
+@dataclass(slots=True, kw_only=True, repr=False, eq=False)
+class Rewound(Event):
+    """The session went back (idle only): the history is now the branch ending at
+    `leaf_id`; `text` is the message rewound to (for the editor), `restored_files` the
+    files a file restore changed. `restore` as in the session's `rewind` entry."""
+
+    type: ClassVar[str] = "rewound"
+    restore: str
+    leaf_id: str | None
+    entry_id: str | None = None
+    text: str = ""
+    restored_files: list[str] = field(default_factory=list)
 
 
 @dataclass(slots=True, kw_only=True, repr=False, eq=False)

@@ -72,6 +72,7 @@ from ink_tui.core.messages import (
     Usage,
     UserKind,
     UserMessage,
+    new_entry_id,
 )
 from ink_tui.core.provider_api import (
     ModelRequest,
@@ -321,6 +322,8 @@ class AgentLoop:
         for message in messages:
             if kind is not None:
                 message.kind = kind
+            if message.entry_id is None:
+                message.entry_id = new_entry_id()
             self.history.append(message)
             self.emit(
                 UserMessageEvent(
@@ -328,6 +331,7 @@ class AgentLoop:
                     kind=message.kind,
                     source=message.source,
                     custom_type=message.custom_type,
+                    entry_id=message.entry_id,
                 )
             )
 

@@ -6,6 +6,7 @@ diffs, where full output was saved) travel on events, never in these messages.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
@@ -42,12 +43,25 @@ class UserMessage:
     # task). The model is told so (`model_text`): never passed off as the user's words.
     source: str | None = None
     custom_type: str | None = None
+    # Its entry in the session's tree (rewind and fork name it); set when it enters the
+    # history. Never sent to the model, and no part of what the message says (equality).
+    entry_id: str | None = field(default=None, compare=False)
 
     def model_text(self) -> str:
         """The content as the model reads it: an injected message names its sender."""
         if self.source is None:
             return self.content
         return f"{injected_marker(self.source, self.custom_type)} {self.content}"
+
+
+# Twelve hex digits: a session of 20,000 entries has about a one in 30 million chance
+# of any two ids alike (eight digits would make that about one in twenty).
+ENTRY_ID_HEX_CHARS = 12
+
+
+def new_entry_id() -> str:
+    """An id for one entry of a session's tree (see session/session_tree.py)."""
+    return secrets.token_hex(ENTRY_ID_HEX_CHARS // 2)
 
 
 def injected_marker(source: str, custom_type: str | None) -> str:

@@ -12,6 +12,9 @@ Events, per the run-control contract:
 - `tool_settled` as each concurrent call gets its result, in completion order;
 - `tool_end` for every call in call order, carrying exactly what enters the history.
 
+Before a batch with any call that may change files (a tool not `read_only`), the
+workspace is checkpointed (`ToolContext.before_batch`), once for the whole batch.
+
 Checks before a call (`ToolContext.before_tool`: an extension's guard, later approvals)
 run after validation and before the call executes, in order; the first that returns a
 reason blocks the call, and the model gets the reason as its error result. A check that
@@ -27,6 +30,7 @@ in the reply has a result and the history stays valid for the next model call.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -35,7 +39,7 @@ from ink_tui.core.abort import AbortError, AbortSignal
 from ink_tui.core.events import Event, ToolEnd, ToolRunning, ToolSettled, ToolStart
 from ink_tui.core.messages import ToolCall, ToolResultMessage
 from ink_tui.core.sentence import sentence
-from ink_tui.core.tool_api import Tool, ToolContext, ToolError, ToolResult
+from ink_tui.core.tool_api import Tool, ToolContext, ToolError, ToolResult, changes_files
 from ink_tui.core.validation import validation_error
 
 MAX_CONCURRENT = 5
@@ -113,6 +117,11 @@ class ToolScheduler:
         return tool is not None and tool.concurrency_safe
 
     async def run(self, calls: Sequence[ToolCall]) -> list[ToolResultMessage]:
+        before_batch = self._ctx.before_batch
+        if before_batch is not None and any(self._changes_files(call) for call in calls):
+            # An abort meanwhile: every call gets its "not run" result below, as on any.
+            with contextlib.suppress(AbortError):
+                await before_batch(calls, self._ctx.signal)
         messages: list[ToolResultMessage] = []
         for group in self._groups(calls):
             if len(group) > 1:
@@ -120,6 +129,10 @@ class ToolScheduler:
             else:
                 messages.append(await self._run_alone(group[0]))
         return messages
+
+    def _changes_files(self, call: ToolCall) -> bool:
+        tool = self._tools.get(call.name)
+        return tool is not None and changes_files(tool)
 
     def refuse(self, calls: Sequence[ToolCall], reason: str) -> list[ToolResultMessage]:
         """Give every call an error result without running it (a cut-off reply)."""

@@ -20,6 +20,14 @@ from ink_tui.core.messages import ToolCall
 # call run or a reason, which the model receives as the call's error result. It may
 # take its time (ask someone); an abort meanwhile stops the wait.
 BeforeTool = Callable[[ToolCall, AbortSignal], Awaitable[str | None]]
+# Run before a batch of calls that may change files, with the calls and the signal.
+BeforeBatch = Callable[[Sequence[ToolCall], AbortSignal], Awaitable[None]]
+
+
+def changes_files(tool: object) -> bool:
+    """Whether a tool's calls may change files: all but those marked `read_only` (an
+    extension's tool is taken to change them unless it says it does not)."""
+    return not getattr(tool, "read_only", False)
 
 
 class ToolError(Exception):
@@ -46,6 +54,10 @@ class ToolContext:
     # The id of the call being executed (set by the scheduler for each call's own copy):
     # a `task` call names the sub-agent's events after it.
     call_id: str | None = None
+    # Awaited before a batch of calls any of which may change files (a tool that is not
+    # `read_only`): the workspace's checkpoint (control/checkpointing.py). It must not
+    # raise but AbortError.
+    before_batch: BeforeBatch | None = None
 
 
 @dataclass(slots=True)
@@ -71,6 +83,8 @@ class Tool(Protocol):
     # task). They share the scheduler's slots, unless the tool has a `max_parallel`
     # attribute (an int, read with getattr): its calls then take slots of their own.
     concurrency_safe: bool
+    # Optional (read with getattr, see `changes_files`): True for a tool that never
+    # changes a file (read, ls, grep, find): no checkpoint is taken before its calls.
 
     async def execute(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
 

@@ -104,8 +104,8 @@ async def _run(
 ) -> int:
     from ink_tui.assemble import assemble_controller
     from ink_tui.modes.print_mode import run_print
+    from ink_tui.session.recording import record_session
     from ink_tui.session.session_reader import SessionFileError
-    from ink_tui.session.session_recorder import SessionRecorder
     from ink_tui.session.session_writer import SessionWriter
 
     controller = assemble_controller(
@@ -134,7 +134,7 @@ async def _run(
         return await run_print(controller, prompt, on_ready=start_extensions)
     try:
         if loaded is not None:
-            writer = SessionWriter.open_existing(loaded.path)
+            writer = SessionWriter.open_existing(loaded.path, leaf_id=loaded.leaf_id)
         else:
             writer = SessionWriter.create(workspace, controller.provider.model)
     except (SessionFileError, OSError) as error:
@@ -142,5 +142,5 @@ async def _run(
         say(f"{error}; nothing was run (--no-session runs without saving)")
         return EXIT_USAGE
     with writer:
-        controller.bus.subscribe(SessionRecorder(writer))
+        record_session(controller, writer, checkpoints=controller.settings.checkpoints)
         return await run_print(controller, prompt, on_ready=start_extensions)

@@ -17,6 +17,7 @@ from ink_tui.core.choices import Choice, one_of
 from ink_tui.core.messages import QUEUE_MODES
 from ink_tui.modes.rpc_bash import run_bash_line
 from ink_tui.session.catalog import find_session_path
+from ink_tui.session.rewind import RewindRefused
 from ink_tui.session.store_paths import SESSION_SUFFIX, session_id_from_name
 
 if TYPE_CHECKING:
@@ -305,6 +306,51 @@ async def _names_open_session(session: AgentSession, wanted: str) -> bool:
     return session_id_from_name(path.name) == session.session_id
 
 
+# -- going back (session/rewind.py) -------------------------------------------------------
+
+
+def _tree_entry(command: dict[str, Any]) -> str:
+    """A tree entry's id (a string, as `get_tree` gives them; the queue's are numbers)."""
+    value = command.get("entry_id")
+    if not isinstance(value, str) or not value.strip():
+        raise CommandError("`entry_id` must be an entry id from get_tree (a string)")
+    return value.strip()
+
+
+async def get_tree(host: SessionHost, command: dict[str, Any]) -> Any:
+    return await host.session.tree()
+
+
+async def get_fork_messages(host: SessionHost, command: dict[str, Any]) -> Any:
+    """pi's name: the user's messages a rewind or fork can go back to."""
+    return {"messages": await host.session.user_messages()}
+
+
+async def rewind_preview(host: SessionHost, command: dict[str, Any]) -> Any:
+    return await host.session.rewind_preview(_tree_entry(command))
+
+
+async def rewind(host: SessionHost, command: dict[str, Any]) -> Any:
+    restore = _mode(command, "restore", ("conversation", "files", "both"))
+    return await host.session.rewind(_tree_entry(command), restore)
+
+
+async def undo_rewind(host: SessionHost, command: dict[str, Any]) -> Any:
+    return await host.session.undo_rewind()
+
+
+async def navigate_tree(host: SessionHost, command: dict[str, Any]) -> Any:
+    return await host.session.navigate_tree(_tree_entry(command))
+
+
+async def fork(host: SessionHost, command: dict[str, Any]) -> Any:
+    """A new session from just before the message; it becomes the open one."""
+    _idle(host)
+    forked = await host.session.fork(_tree_entry(command))
+    session = await _replace(host, resume=forked["session_id"])
+    return {"session_id": session.session_id, "text": forked["text"]}
+
+
 def _idle(host: SessionHost) -> None:
     if host.session.is_busy:
         raise CommandError("busy: abort the run or wait for agent_settled first")
@@ -347,6 +393,13 @@ COMMANDS = (
     Command("set_follow_up_mode", "all | one-at-a-time", set_follow_up_mode),
     Command("new_session", "start a new session (idle only)", new_session),
     Command("switch_session", "resume a saved session by id (idle only)", switch_session),
+    Command("get_tree", "every entry of every branch, and the leaf", get_tree),
+    Command("get_fork_messages", "the user's messages a rewind can go back to", get_fork_messages),
+    Command("rewind_preview", "what a rewind of files to entry_id would change", rewind_preview),
+    Command("rewind", "back to a user message: restore conversation | files | both", rewind),
+    Command("undo_rewind", "undo the last file restore", undo_rewind),
+    Command("navigate_tree", "go on from any entry of any branch", navigate_tree),
+    Command("fork", "a new session from just before a user message (it becomes current)", fork),
     Command("get_commands", "this list", get_commands),
 )
 HANDLERS = {c.name: c.handler for c in COMMANDS}
@@ -360,5 +413,5 @@ async def dispatch(host: SessionHost, command: dict[str, Any]) -> Any:
         raise CommandError(f"unknown command {command.get('type')!r}; known: {known}")
     try:
         return await handler(host, command)
-    except (SessionBusy, QueueEntryGone, ValueError, LookupError) as error:
+    except (SessionBusy, QueueEntryGone, RewindRefused, ValueError, LookupError) as error:
         raise CommandError(str(error).strip("'\"")) from error

@@ -147,6 +147,7 @@ class Config:
             approval_allow=self.approval_rules(),
             subagents_max_parallel=cast(int, self.value("subagents.max_parallel")),
             subagents_max_depth=cast(int, self.value("subagents.max_depth")),
+            checkpoints=self.value("checkpoints.enabled") == "on",
         )
 
     def approval_rules(self) -> tuple[str, ...]:

@@ -184,7 +184,7 @@ class _Reader:
                 if not isinstance(value, dict):
                     example = ' policy = "ask"' if key == "approval" else ""
                     self.problem((key,), f"'{key}' must be a table ([{key}]{example}); ignored")
-                elif key in ("tools", "approval", "subagents"):
+                elif key in ("tools", "approval", "checkpoints", "subagents"):
                     self.read_tools(value, key)
                 elif key == "providers":
                     self.read_providers(value)

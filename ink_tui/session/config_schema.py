@@ -170,6 +170,16 @@ SETTINGS: tuple[KeySpec, ...] = (
         item_check=parse_rule,
     ),
     KeySpec(
+        "checkpoints.enabled",
+        "choice",
+        "on",
+        "checkpoint the workspace's files before each tool batch that may change them, so "
+        "a rewind can restore them (needs git; a store outside the workspace)",
+        choices=("on", "off"),
+        env="INK_CHECKPOINTS",
+        flag="checkpoints",
+    ),
+    KeySpec(
         "subagents.max_parallel",
         "integer",
         4,
@@ -223,7 +233,16 @@ KEY_ACTIONS: dict[str, tuple[str, str]] = {
 }
 
 # Top-level names a file may use: plain settings and the tables.
-TABLES = ("tools", "providers", "keys", "approval", "subagents", "context_windows", "prices")
+TABLES = (
+    "tools",
+    "providers",
+    "keys",
+    "approval",
+    "checkpoints",
+    "subagents",
+    "context_windows",
+    "prices",
+)
 # `[context_windows]`: model name ("qwen3" or "local/qwen3") -> tokens, at least this.
 MIN_CONTEXT_WINDOW = 1024
 # `[prices]`: model name -> `{ input = 3.0, output = 15.0, cache_read = 0.3 }`, dollars

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any, cast, get_args
+from typing import Any, Literal, cast, get_args
 
 from ink_tui.core.messages import (
     AssistantMessage,
@@ -106,6 +106,38 @@ class SubagentEntry:
     entries: list[UserEntry | AssistantEntry | ToolResultEntry] = field(default_factory=list)
 
 
+@dataclass(slots=True)
+class CheckpointEntry:
+    """The workspace's files were checkpointed (`commit`, in the checkpoint store, see
+    ink_tui/checkpoints) before a tool batch that may change them: rewinding files to a
+    message restores the first checkpoint after it."""
+
+    commit: str
+
+
+RewindRestore = Literal["conversation", "files", "both", "undo", "tree"]
+REWIND_RESTORES: tuple[str, ...] = get_args(RewindRestore)
+
+
+@dataclass(slots=True)
+class RewindEntry:
+    """The user went back. Not a node of the tree: it moves the leaf, which the next
+    entry hangs from, to `leaf_id` (None: before the first entry); the entries after it
+    stay in the file, a branch that can be returned to.
+
+    `restore` says what went back: "conversation", "files" or "both" to `entry_id` (a
+    user message); "undo" the last file restore; "tree" a move to another branch.
+    `files_from` is the checkpoint of the files just before they were restored (the
+    undo point), `files_to` the one they were restored to, `files` the paths changed."""
+
+    leaf_id: str | None
+    restore: RewindRestore
+    entry_id: str | None = None
+    files_from: str | None = None
+    files_to: str | None = None
+    files: list[str] = field(default_factory=list)
+
+
 Entry = (
     UserEntry
     | AssistantEntry
@@ -115,6 +147,8 @@ Entry = (
     | ErrorEntry
     | CompactionEntry
     | SubagentEntry
+    | CheckpointEntry
+    | RewindEntry
 )
 
 _USER_KINDS: tuple[str, ...] = get_args(UserKind)
@@ -180,6 +214,18 @@ def encode_entry(entry: Entry) -> dict[str, Any]:
                 "description": entry.description,
                 "stop_reason": entry.stop_reason,
                 "entries": [encode_entry(e) for e in entry.entries],
+            }
+        case CheckpointEntry(commit=commit):
+            return {"type": "checkpoint", "commit": commit}
+        case RewindEntry():
+            return {
+                "type": "rewind",
+                "leaf_id": entry.leaf_id,
+                "restore": entry.restore,
+                "entry_id": entry.entry_id,
+                "files_from": entry.files_from,
+                "files_to": entry.files_to,
+                "files": list(entry.files),
             }
         case CompactionEntry():
             return {
@@ -299,6 +345,10 @@ def decode_entry(obj: Any) -> Entry:
             return _decode_compaction(fields)
         case "subagent":
             return _decode_subagent(fields)
+        case "checkpoint":
+            return CheckpointEntry(fields.get("commit", str))
+        case "rewind":
+            return _decode_rewind(fields)
         case "header":
             raise EntryError("a second header in the middle of the session")
     raise UnknownEntryType(f"unknown entry type {kind!r}")
@@ -349,6 +399,21 @@ def _decode_subagent(fields: _Fields) -> SubagentEntry:
         description=fields.get("description", str),
         stop_reason=fields.get("stop_reason", str),
         entries=entries,
+    )
+
+
+def _decode_rewind(fields: _Fields) -> RewindEntry:
+    files = fields.optional("files", list, [])
+    if not all(isinstance(path, str) for path in files):
+        raise EntryError("the 'rewind' entry has a 'files' item that is not a string")
+    optional_text = (str, type(None))
+    return RewindEntry(
+        leaf_id=fields.get("leaf_id", optional_text),
+        restore=cast(RewindRestore, fields.choice("restore", REWIND_RESTORES)),
+        entry_id=fields.optional("entry_id", optional_text, None),
+        files_from=fields.optional("files_from", optional_text, None),
+        files_to=fields.optional("files_to", optional_text, None),
+        files=files,
     )
 
 

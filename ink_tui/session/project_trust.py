@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 SECTION = "config_files"
 POLICY_RANK = {"ask": 0, "edits": 1, "auto": 2}
 # The settings never applied from an untrusted file.
-HELD_SETTINGS = ("approval.allow", "tools.pass_env")
+# checkpoints.enabled: a cloned repository must not turn off what undoes its commands.
+HELD_SETTINGS = ("approval.allow", "tools.pass_env", "checkpoints.enabled")
 MODEL_SETTINGS = ("default_model", "provider")
 
 TrustState = Literal["new", "changed"]

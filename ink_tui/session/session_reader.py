@@ -31,9 +31,11 @@ in the history: a damaged one is skipped like any damaged line.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO, TypeVar
 
@@ -54,6 +56,7 @@ from ink_tui.session.entries import (
     decode_header,
 )
 from ink_tui.session.history_repair import complete_tool_results, drop_orphan_results
+from ink_tui.session.session_tree import ReadLine, SessionTree, TreeNode, build_tree
 
 T = TypeVar("T")
 
@@ -73,13 +76,21 @@ class SessionFileError(Exception):
 class LoadedSession:
     path: Path
     header: SessionHeader
-    # Every entry in the file, in order (skipped lines left out).
+    # The entries of the current branch (see `session_tree`), in order: what the model
+    # and the transcript had (skipped lines left out).
     entries: list[Entry]
     # The conversation as the model had it, ready for `RunController(history=...)`.
     history: list[Message]
     warnings: list[str] = field(default_factory=list)
     # 1-based numbers of the damaged lines that were skipped (a torn last line is not one).
     skipped_lines: list[int] = field(default_factory=list)
+    # Every entry of the file as a tree (every branch), with ids and times.
+    tree: SessionTree = field(default_factory=SessionTree)
+
+    @property
+    def leaf_id(self) -> str | None:
+        """The entry the next one hangs from (None: the session has none yet)."""
+        return self.tree.leaf_id
 
     @property
     def id(self) -> str:
@@ -88,7 +99,8 @@ class LoadedSession:
     @property
     def model(self) -> str:
         """The model in use when the session ended: the header's or the last change."""
-        changes = [e.model for e in self.entries if isinstance(e, ModelChangeEntry)]
+        everything = [node.entry for node in self.tree.nodes] or self.entries
+        changes = [e.model for e in everything if isinstance(e, ModelChangeEntry)]
         return changes[-1] if changes else self.header.model
 
     @property
@@ -101,8 +113,9 @@ class LoadedSession:
     @property
     def replies(self) -> list[AssistantMessage]:
         """Every reply the file recorded, with its usage (compacted ones too): what the
-        session's tokens and cost add up from."""
-        return [e.message for e in self.entries if isinstance(e, AssistantEntry)]
+        session's tokens and cost add up from, every branch's."""
+        everything = [node.entry for node in self.tree.nodes] or self.entries
+        return [e.message for e in everything if isinstance(e, AssistantEntry)]
 
     @property
     def subagents(self) -> list[SubagentEntry]:
@@ -148,7 +161,7 @@ def _read_open(path: Path, file: BinaryIO) -> LoadedSession:
 
     header = _decode_line(path, 1, header_line, decode_header)
     del header_line
-    entries: list[Entry] = []
+    lines: list[ReadLine] = []
     damaged: list[SessionFileError] = []
     for number, raw in enumerate(file, start=2):
         if not raw.strip():
@@ -162,14 +175,32 @@ def _read_open(path: Path, file: BinaryIO) -> LoadedSession:
             )
             break
         try:
-            entries.append(_decode_line(path, number, raw, decode_entry))
+            lines.append(_decode_line(path, number, raw, partial(_read_line, number)))
         except _UnknownType as unknown:
             warnings.append(f"{path}, line {number}: {unknown.reason}; skipped it")
         except SessionFileError as error:
             damaged.append(error)
     if damaged:
         warnings.insert(0, _damage_warning(path, damaged))
+    tree = build_tree(lines)
+    del lines
+    entries = [node.entry for node in tree.branch]
+    history, history_warnings = branch_history(tree.branch, path, damaged=bool(damaged))
+    warnings.extend(history_warnings)
+    skipped = [error.line for error in damaged if error.line is not None]
+    return LoadedSession(path, header, entries, history, warnings, skipped, tree)
 
+
+def branch_history(
+    branch: list[TreeNode], path: Path, *, damaged: bool = False
+) -> tuple[list[Message], list[str]]:
+    """The history as the model has it on `branch` (root to leaf), and what had to be
+    repaired in it, as warnings naming `path`."""
+    entries = [node.entry for node in branch]
+    for node in branch:
+        if isinstance(node.entry, UserEntry):
+            node.entry.message.entry_id = node.id
+    warnings: list[str] = []
     history = _history_of(entries)
     # Only a skipped line can part a result from its call: the writer records the call
     # first. Without damage the history is left exactly as it was written.
@@ -194,9 +225,7 @@ def _read_open(path: Path, file: BinaryIO) -> LoadedSession:
             f"{added} tool {calls} no result in {path} ({why}); added error results so "
             "the conversation can continue"
         )
-    history = _compacted(entries, history)
-    skipped = [error.line for error in damaged if error.line is not None]
-    return LoadedSession(path, header, entries, history, warnings, skipped)
+    return _compacted(entries, history), warnings
 
 
 def _compacted(entries: list[Entry], history: list[Message]) -> list[Message]:
@@ -236,6 +265,32 @@ def _damage_warning(path: Path, damaged: list[SessionFileError]) -> str:
         f"{len(damaged)} damaged lines of {path} were skipped (lines {numbers}; line "
         f"{first.line}: {first.reason}); the rest of the session was read"
     )
+
+
+def _read_line(number: int, obj: Any) -> ReadLine:
+    """An entry line with its place in the tree (`id`, `parent_id`, `ts`), which lines
+    from before the tree do not have."""
+    entry = decode_entry(obj)
+    entry_id = obj.get("id")
+    parent = obj.get("parent_id")
+    return ReadLine(
+        number=number,
+        entry=entry,
+        id=entry_id if isinstance(entry_id, str) and entry_id else None,
+        parent_id=parent if isinstance(parent, str) else None,
+        has_parent="parent_id" in obj and (parent is None or isinstance(parent, str)),
+        time=_time_of(obj.get("ts")),
+    )
+
+
+def _time_of(value: Any) -> dt.datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.UTC)
 
 
 def read_header(path: Path) -> SessionHeader:

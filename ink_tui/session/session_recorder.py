@@ -9,6 +9,7 @@ It turns run events into session entries (see `session_writer` for the file form
 - `CompactionEnd` (done): a compaction entry with the summary and the range it replaced;
 - `RunEnd`: aborted -> an interrupt entry; failed (no stop reason) -> an error entry;
 - `TurnEnd` and `RunEnd`: fsync, so a finished turn survives even a power cut;
+- `CheckpointTaken`: a `checkpoint` entry (the files before a tool batch);
 - `SubagentEnd`: a `subagent` entry with that sub-agent's whole conversation (nothing
   else of a sub-agent is recorded: it is not the parent's history);
 - `StateChange` to "exited": wait until everything recorded is in the file (below).
@@ -28,6 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ink_tui.core.events import (
+    CheckpointTaken,
     CompactionEnd,
     Event,
     MessageEnd,
@@ -84,8 +86,11 @@ class SessionRecorder:
                         kind=event.kind,
                         source=event.source,
                         custom_type=event.custom_type,
+                        entry_id=event.entry_id,
                     )
                 )
+            case CheckpointTaken():
+                self.writer.record_checkpoint(event.commit)
             case MessageEnd() if not shell:
                 self.writer.record_assistant(event.message)
             case ToolEnd() if not shell:

@@ -4,6 +4,12 @@ File format (version 1). UTF-8, one JSON object per line, each line ending in "\
 
     {"type": "header", "version": 1, "id": "3f9c2a7be01d",
      "started": "2024-05-01T10:15:30.123Z", "workspace": "/abs/path", "model": "gpt-x"}
+
+Every line after the header also has its place in the session's tree (`session_tree`):
+`"id"` (12 hex digits), `"parent_id"` (the entry it follows; null for a first one) and
+`"ts"` (when it was written, as the header's `started`). A `rewind` line has an id and
+no parent: it moves the leaf. Lines from before the tree have none of the three.
+
     {"type": "user", "kind": "prompt" | "steer" | "follow_up", "content": "...",
      "source": "name", "custom_type": "task" | null}   (source: an extension's message)
     {"type": "assistant", "text": "...", "thinking": "...",
@@ -24,17 +30,23 @@ File format (version 1). UTF-8, one JSON object per line, each line ending in "\
      "description": "...", "stop_reason": "completed" | "stopped" | ...,
      "entries": [user, assistant and tool_result objects as above]}
        (a `task` call's sub-agent, written when it ended; not part of the history)
+    {"type": "checkpoint", "commit": "<40 hex>"}
+       (the workspace's files before a tool batch that may change them, ink_tui/checkpoints)
+    {"type": "rewind", "leaf_id": "..." | null, "restore": "conversation" | "files" |
+     "both" | "undo" | "tree", "entry_id": "..." | null, "files_from": null | "<commit>",
+     "files_to": null | "<commit>", "files": ["path", ...]}
+       (the user went back; the next entry hangs from `leaf_id`; session_tree)
 
 - Every line is strict JSON (RFC 8259): a float that is not finite (a model's `NaN` in
   tool arguments) is written as the string `"NaN"`, `"Infinity"` or `"-Infinity"`, so
   the entry is kept and any parser reads the line; the reader takes bare ones in older
   files the same way.
 - Line 1 is always the header. The rest is in the order things happened; the `user`,
-  `assistant` and `tool_result` lines, in file order, are the history exactly as the
-  model had it (until a `compaction` line: from there the model had its summary in place
-  of the messages before `end`; they stay in the file, and the reader builds the
-  compacted history). `details` and `duration_s` only rebuild the UI and are never sent
-  back.
+  `assistant` and `tool_result` lines of the branch (root to leaf, in file order), are
+  the history exactly as the model had it (until a `compaction` line: from there the
+  model had its summary in place of the messages before `end`; they stay in the file,
+  and the reader builds the compacted history). `details` and `duration_s` only rebuild
+  the UI and are never sent back.
 - Lines are only ever appended, each with one write and a flush, so a killed process
   leaves at worst a cut-off last line (the reader skips it; `open_existing` trims it
   before appending).
@@ -75,27 +87,30 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, BinaryIO
 
-from ink_tui.core.messages import AssistantMessage, ToolResultMessage, UserMessage
+from ink_tui.core.messages import AssistantMessage, ToolResultMessage, UserMessage, new_entry_id
 from ink_tui.session.atomic_file import fsync_dir
 from ink_tui.session.background_writer import WriterThread
 from ink_tui.session.entries import (
     AssistantEntry,
+    CheckpointEntry,
     CompactionEntry,
     Entry,
     ErrorEntry,
     InterruptEntry,
     ModelChangeEntry,
+    RewindEntry,
     SessionHeader,
     SubagentEntry,
     ToolResultEntry,
     UserEntry,
     encode_entry,
     encode_header,
+    format_timestamp,
 )
 from ink_tui.session.event_seqs import EventSeqs
 from ink_tui.session.json_safe import json_safe_dict, to_json_bytes
 from ink_tui.session.session_lock import SessionLock, SessionLocked, acquire
-from ink_tui.session.session_reader import SessionFileError, read_header
+from ink_tui.session.session_reader import SessionFileError, load_session, read_header
 from ink_tui.session.store_errors import SessionStoreError
 from ink_tui.session.store_paths import (
     canonical_workspace,
@@ -104,6 +119,7 @@ from ink_tui.session.store_paths import (
     utc_now,
     workspace_dir,
 )
+from ink_tui.session.store_paths import utc_now as entry_time
 
 __all__ = [
     "SessionLocked",
@@ -117,6 +133,8 @@ _FILE_MODE = 0o600
 _DIR_MODE = 0o700
 _TAIL_CHUNK = 64 * 1024
 _CREATE_ATTEMPTS = 5
+# `open_existing` without a leaf: read the file for it.
+_READ_LEAF = object()
 
 
 class SessionWriteError(OSError):
@@ -134,9 +152,17 @@ class SessionWriter:
     """
 
     def __init__(
-        self, path: Path, header: SessionHeader, file: BinaryIO, lock: SessionLock | None = None
+        self,
+        path: Path,
+        header: SessionHeader,
+        file: BinaryIO,
+        lock: SessionLock | None = None,
+        *,
+        leaf_id: str | None = None,
     ) -> None:
         self.path = path
+        # The entry the next one hangs from (see `session_tree`).
+        self.leaf_id = leaf_id
         self._lock = lock
         self.header = header
         # The model new replies come from: the header's, then each model change.
@@ -216,9 +242,14 @@ class SessionWriter:
         return writer
 
     @classmethod
-    def open_existing(cls, path: Path) -> SessionWriter:
+    def open_existing(
+        cls, path: Path, *, leaf_id: str | object | None = _READ_LEAF
+    ) -> SessionWriter:
         """Append to a saved session (resuming it). Raises `SessionFileError`, or
         `SessionStoreError` when the file cannot be written.
+
+        `leaf_id` is where the next entry hangs (`LoadedSession.leaf_id`, from the read
+        that resuming does anyway); without it the file is read for it.
 
         A cut-off last line is trimmed first: appending after it would glue the next
         entry onto it and turn a harmless torn tail into a damaged line mid-file.
@@ -238,18 +269,34 @@ class SessionWriter:
             if lock is not None:
                 lock.release()
             raise
-        return cls(path, header, file, lock)
+        if leaf_id is _READ_LEAF:
+            leaf_id = load_session(path).leaf_id
+        return cls(path, header, file, lock, leaf_id=leaf_id if isinstance(leaf_id, str) else None)
 
     # -- recording ----------------------------------------------------------------------
 
-    def append(self, entry: Entry) -> None:
-        """Queue one entry as a line; the thread writes and flushes it to the OS."""
+    def append(self, entry: Entry, *, entry_id: str | None = None) -> str:
+        """Queue one entry as a line; the thread writes and flushes it to the OS.
+
+        Returns its id. A node of the tree hangs from the leaf and becomes the leaf; a
+        `RewindEntry` moves the leaf to its `leaf_id` (see `session_tree`)."""
         if isinstance(entry, ModelChangeEntry):
             self.model = entry.model
-        self._write(encode_entry(entry))
+        new_id = entry_id or new_entry_id()
+        place: dict[str, Any] = {"id": new_id}
+        if isinstance(entry, RewindEntry):
+            leaf = entry.leaf_id
+        else:
+            place["parent_id"] = self.leaf_id
+            leaf = new_id
+        place["ts"] = format_timestamp(entry_time())
+        encoded = encode_entry(entry)
+        self._write({"type": encoded.pop("type"), **place, **encoded})
+        self.leaf_id = leaf
+        return new_id
 
     def record_user(self, message: UserMessage) -> None:
-        self.append(UserEntry(message))
+        self.append(UserEntry(message), entry_id=message.entry_id)
 
     def record_assistant(self, message: AssistantMessage) -> None:
         self.append(AssistantEntry(message))
@@ -277,6 +324,9 @@ class SessionWriter:
 
     def record_subagent(self, entry: SubagentEntry) -> None:
         self.append(entry)
+
+    def record_checkpoint(self, commit: str) -> None:
+        self.append(CheckpointEntry(commit))
 
     def sync(self) -> None:
         """Queue an fsync of everything recorded so far; returns at once."""

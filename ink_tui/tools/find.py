@@ -36,6 +36,8 @@ class FindTool:
         f"{_DEFAULTS.max_entries}, with a note of how many more matched."
     )
     concurrency_safe = True
+    # Never changes a file: no checkpoint before its calls.
+    read_only = True
 
     def __init__(self, budget_s: float = FIND_BUDGET_S) -> None:
         """`budget_s`: how long the walk may take before the call gives up."""

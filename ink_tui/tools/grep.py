@@ -36,6 +36,8 @@ class GrepTool:
         f"{_DEFAULTS.max_entries} matches with a note; narrow the pattern, path or glob then."
     )
     concurrency_safe = True
+    # Never changes a file: no checkpoint before its calls.
+    read_only = True
 
     def __init__(
         self, use_ripgrep: bool | None = None, python_budget_s: float = PYTHON_BUDGET_S

@@ -24,6 +24,8 @@ class LsTool:
         "paths and ~ work too."
     )
     concurrency_safe = True
+    # Never changes a file: no checkpoint before its calls.
+    read_only = True
 
     def __init__(self) -> None:
         # Built per instance: the schema is a mutable dict handed to the scheduler.

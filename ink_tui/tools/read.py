@@ -42,6 +42,8 @@ class ReadTool:
         "~ work too."
     )
     concurrency_safe = True
+    # Never changes a file: no checkpoint before its calls.
+    read_only = True
 
     def __init__(self) -> None:
         # Built per instance: the schema is a mutable dict handed to the scheduler.

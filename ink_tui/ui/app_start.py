@@ -287,7 +287,9 @@ class AppStart:
         if app.plan.mode != "off":
             from ink_tui.ui.session_binding import SessionBinding
 
-            app.binding = SessionBinding(app.bus, app.workspace, root=app.session_root)
+            app.binding = SessionBinding(
+                app.bus, app.workspace, root=app.session_root, controller=controller
+            )
             for text in input_history:
                 app.prompt.input_history.add(text)
         status = app.query_one(StatusBar)

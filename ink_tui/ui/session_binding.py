@@ -17,14 +17,20 @@ import contextlib
 import logging
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ink_tui.control.bus import EventBus
 from ink_tui.core.events import Event, QueueEntryView, QueueUpdate
 from ink_tui.session.input_history_store import InputHistoryStore
 from ink_tui.session.pending_input import PendingInput, PendingInputStore
+from ink_tui.session.recording import record_session
 from ink_tui.session.session_reader import LoadedSession
 from ink_tui.session.session_recorder import SessionRecorder
 from ink_tui.session.session_writer import SessionWriter
+
+if TYPE_CHECKING:
+    from ink_tui.control.controller import RunController
+    from ink_tui.session.rewind import SessionRewind
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +39,21 @@ DRAFT_SAVE_DELAY_S = 0.3
 
 
 class SessionBinding:
-    def __init__(self, bus: EventBus, workspace: Path, *, root: Path | None = None) -> None:
+    def __init__(
+        self,
+        bus: EventBus,
+        workspace: Path,
+        *,
+        root: Path | None = None,
+        controller: RunController | None = None,
+    ) -> None:
         self.bus = bus
         self.workspace = workspace
         self.root = root
+        # With it, the files are checkpointed and the session can go back (`rewind`).
+        self.controller = controller
         self.writer: SessionWriter | None = None
+        self.rewind: SessionRewind | None = None
         self.history_store = InputHistoryStore(workspace, root=root)
         self._pending: PendingInputStore | None = None
         self._unsubscribe_queue = bus.subscribe(self._on_event)
@@ -61,14 +77,24 @@ class SessionBinding:
         # `/resume` of the session being written opens the same file: let go of it (and
         # its lock) first, or the lock would refuse the new writer.
         self.close_session()
-        self._attach(SessionWriter.open_existing(loaded.path))
+        self._attach(SessionWriter.open_existing(loaded.path, leaf_id=loaded.leaf_id))
         assert self._pending is not None
         return self._pending.load()
 
     def _attach(self, writer: SessionWriter) -> None:
         self.close_session()
         self.writer = writer
-        self._unsubscribe_recorder = self.bus.subscribe(SessionRecorder(writer))
+        if self.controller is not None:
+            recording = record_session(
+                self.controller,
+                writer,
+                root=self.root,
+                checkpoints=self.controller.settings.checkpoints,
+            )
+            self.rewind = recording.rewind
+            self._unsubscribe_recorder = recording.stop
+        else:
+            self._unsubscribe_recorder = self.bus.subscribe(SessionRecorder(writer))
         self._pending = PendingInputStore(writer.path)
         if self._saver is None:
             self._saver = asyncio.ensure_future(self._save_loop())
@@ -139,6 +165,7 @@ class SessionBinding:
             self._unsubscribe_recorder()
             self._unsubscribe_recorder = None
         writer, self.writer, self._pending = self.writer, None, None
+        self.rewind = None
         # Closed either way; a write that failed on the writer's thread is raised here
         # for the caller to report.
         writer.close()

@@ -19,7 +19,14 @@ import json
 import os
 from pathlib import Path
 
-from ink_tui.session.entries import Entry, EntryError, UnknownEntryType, decode_entry
+from ink_tui.session.entries import (
+    CheckpointEntry,
+    Entry,
+    EntryError,
+    RewindEntry,
+    UnknownEntryType,
+    decode_entry,
+)
 from ink_tui.ui.tail_rows import ScreenFill
 
 # A tall terminal's worth of a session's end (some eight answers and their tools), few
@@ -52,22 +59,51 @@ def read_tail(
             if start == 0 or len(lines) > entries or end - start >= _MAX_TAIL_BYTES:
                 break
     tail: list[Entry] = []
+    branch = _Branch()
     for raw in reversed(lines):
-        if len(tail) == entries:
+        if len(tail) == entries or branch.ended:
             break
         if fill is not None and fill.full:
             break
-        entry = _decode(raw)
-        if entry is not None:
-            tail.append(entry if fill is None else fill.take(entry))
+        line = _decode(raw)
+        if line is not None and branch.takes(*line):
+            tail.append(line[1] if fill is None else fill.take(line[1]))
     tail.reverse()
     return tail
 
 
-def _decode(raw: bytes) -> Entry | None:
+class _Branch:
+    """Walking a file backwards, which lines are on the current branch (the path to the
+    leaf, session/session_tree.py): each taken node names its parent, the one to take
+    next; the last `rewind` line, met first, names the leaf. Lines from before the tree
+    (no ids) are all on the one branch."""
+
+    def __init__(self) -> None:
+        self.wanted: str | None = None
+        self.known = False  # whether `wanted` is set (None can be: before the first)
+        self.ended = False
+
+    def takes(self, obj: dict[str, object], entry: Entry) -> bool:
+        if isinstance(entry, RewindEntry):
+            if not self.known:
+                self.wanted, self.known = entry.leaf_id, True
+                self.ended = entry.leaf_id is None
+            return False
+        entry_id = obj.get("id")
+        if self.known and isinstance(entry_id, str) and entry_id != self.wanted:
+            return False  # another branch's
+        if "parent_id" in obj:
+            parent = obj["parent_id"]
+            self.wanted, self.known = (parent if isinstance(parent, str) else None), True
+            self.ended = parent is None
+        return not isinstance(entry, CheckpointEntry)
+
+
+def _decode(raw: bytes) -> tuple[dict[str, object], Entry] | None:
     if not raw.strip():
         return None
     try:
-        return decode_entry(json.loads(raw))
+        obj = json.loads(raw)
+        return obj, decode_entry(obj)
     except (ValueError, EntryError, UnknownEntryType):
         return None
