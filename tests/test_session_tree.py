@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ink_tui.core.messages import AssistantMessage, UserMessage
 from ink_tui.session.entries import CompactionEntry, RewindEntry, UserEntry
@@ -165,3 +167,46 @@ def test_the_resume_preview_shows_the_current_branch_only(tmp_path: Path) -> Non
     with SessionWriter.open_existing(path) as writer:
         writer.append(RewindEntry(leaf_id=None, restore="conversation"))
     assert read_tail(path) == []
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["add", "rewind", "reopen"]), st.integers(0, 50)), max_size=30
+    )
+)
+def test_any_mix_of_entries_rewinds_and_reopens_reads_back_as_written(
+    tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, int]]
+) -> None:
+    folder = tmp_path_factory.mktemp("tree")
+    parents: dict[str, str | None] = {}
+    order: list[str] = []
+    leaf: str | None = None
+    writer = SessionWriter.create(folder, "m", root=folder)
+    try:
+        for number, (step, pick) in enumerate(steps):
+            if step == "add":
+                new = writer.append(UserEntry(UserMessage(f"m{number}")))
+                parents[new], leaf = leaf, new
+                order.append(new)
+            elif step == "rewind":
+                target = order[pick % len(order)] if order and pick % 4 else None
+                writer.append(RewindEntry(leaf_id=target, restore="tree"))
+                leaf = target
+            else:
+                writer.close()
+                writer = SessionWriter.open_existing(writer.path)
+                assert writer.leaf_id == leaf
+    finally:
+        writer.close()
+    loaded = load_session(writer.path)
+    expected: list[str] = []
+    walk = leaf
+    while walk is not None:
+        expected.insert(0, walk)
+        walk = parents[walk]
+    assert [node.id for node in loaded.tree.branch] == expected
+    assert {n.id: n.parent_id for n in loaded.tree.nodes} == parents
+    assert loaded.leaf_id == leaf
