@@ -14,7 +14,7 @@
     "tool_execution_end", "turn_end", "queue_update", "auto_retry_start", "auto_retry_end",
     "agent_end", "state_change", "agent_settled", "input_restored", "server_waiting",
     "jobs_update", "approval_request", "approval_resolved", "error", "notice", "replay_gap",
-    "subagent_start", "subagent_end",
+    "subagent_start", "subagent_end", "rewound",
   ];
   const MODE_LABELS = window.InkTranscript.MODE_LABELS;
 
@@ -205,6 +205,7 @@
 
   async function selectSession(id) {
     closeStream();
+    rewind.close();
     s.id = id;
     history.replaceState(null, "", `${location.pathname}${location.search}#${encodeURIComponent(id)}`);
     renderSessions();
@@ -217,7 +218,7 @@
     }
     if (s.id !== id) return; // another session was picked meanwhile
     resetTranscript();
-    main.renderHistory(data.messages || []);
+    drawHistory(data.messages || []);
     agents.restore(data.subagents || [], main);
     applySnapshot(data.session);
     s.lastSeq = typeof data.session.last_seq === "number" ? data.session.last_seq : null;
@@ -366,7 +367,7 @@
       const data = await api("GET", sessionPath(id));
       if (s.id !== id) return;
       resetTranscript();
-      main.renderHistory(data.messages || []);
+      drawHistory(data.messages || []);
       agents.restore(data.subagents || [], main);
       applySnapshot(data.session);
       const held = s.reloading || [];
@@ -406,6 +407,9 @@
         if (e.kind === "shell") main.addUser(e.prompt || "", "shell");
         break;
       case "user_message":
+        main.applyEvent(e);
+        rewind.markLast(e.entry_id);
+        break;
       case "message_end":
       case "tool_execution_running":
       case "tool_execution_settled":
@@ -449,6 +453,9 @@
         // The server lets go of the session just after it settles.
         setTimeout(loadSessions, 300);
         setTimeout(loadSessions, 1500);
+        break;
+      case "rewound":
+        reloadAfterGap(); // the conversation went back (here or in another page)
         break;
       case "input_restored":
         restoreInput(e.text || "");
@@ -499,6 +506,7 @@
       : "Ask ink to do something (Enter sends)";
     renderSend();
     renderHints();
+    rewind.render();
     tick();
   }
 
@@ -587,6 +595,16 @@
   const agents = window.InkSubagents.create({ adding, api, sessionPath, sessionId: () => s.id });
   const main = window.InkTranscript.create(ui.transcript, { adding, onToolRow: agents.onToolRow });
   const setTool = window.InkTranscript.setTool;
+  // Going back (rewind.js): a ↶ button on each of the user's messages, and its dialog.
+  const rewind = window.InkRewind.create({
+    container: ui.transcript, api, sessionPath, sessionId: () => s.id, busy,
+    restoreInput, notify: showBanner, reload: reloadAfterGap,
+  });
+
+  function drawHistory(messages) {
+    main.renderHistory(messages);
+    rewind.markHistory(messages);
+  }
 
   // The view a tool call of this event is drawn in: its sub-agent's, or the main one.
   function viewOf(e) {
