@@ -245,6 +245,8 @@ def test_git_runs_with_our_environment_only_and_every_isolation_option(tmp_path:
     assert env["GIT_AUTHOR_NAME"] == env["GIT_COMMITTER_NAME"] == "ink"
     assert env["GIT_AUTHOR_EMAIL"] == env["GIT_COMMITTER_EMAIL"] == "ink@localhost"
     assert "GIT_TRACE" not in env and env["PATH"] == "/usr/bin"
+    # Gits older than 2.32 ignore GIT_CONFIG_GLOBAL and look in HOME: nothing there.
+    assert env["HOME"] == env["XDG_CONFIG_HOME"] == str(tmp_path / "s.git")
     store = CheckpointStore(tmp_path, tmp_path.parent / "x.git", session_id="abc")
     argv = store._git.argv(["status"])
     for option in (

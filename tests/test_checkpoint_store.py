@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import stat
 import subprocess
@@ -401,10 +402,26 @@ async def test_an_abort_while_git_runs_kills_it_and_raises_abort_error(tmp_path:
         await asyncio.wait_for(task, 30)
     assert _git_children() == []
     assert not _exists(f"/proc/{hashing[0]}")
-    # Usable afterwards: the index lock the killed git left is removed.
-    assert (tmp_path / "data" / "ws.git" / "index-s1.lock").exists()
+    # Usable afterwards (an index lock the killed git may have left is removed).
     commit = await store.snapshot()
     assert len(store_git(store, "ls-tree", "-r", "--name-only", commit).split()) == FILES
+
+
+async def test_git_locks_of_the_session_left_by_a_killed_git_are_removed(
+    tmp_path: Path,
+) -> None:
+    ws = tmp_path / "ws"
+    make_project(ws, as_repo=False)
+    store = new_store(tmp_path, ws)
+    first = await store.snapshot()
+    store_dir = tmp_path / "data" / "ws.git"
+    (store_dir / "index-s1.lock").write_bytes(b"")
+    (store_dir / "refs" / "ink" / "s1.lock").write_bytes(b"")
+    # Another session's lock is not ours to judge.
+    (store_dir / "index-other.lock").write_bytes(b"")
+    (ws / "README.md").write_text("changed\n")
+    assert await new_store(tmp_path, ws).snapshot() != first
+    assert (store_dir / "index-other.lock").exists()
 
 
 async def test_an_aborted_signal_stops_before_any_git(tmp_path: Path) -> None:
@@ -438,3 +455,72 @@ def test_session_ids_must_make_a_safe_ref_and_file_name(tmp_path: Path) -> None:
     for bad in ("", "../x", "a/b", "a.lock", "a b", "x" * 65):
         with pytest.raises(ValueError):
             CheckpointStore(tmp_path, tmp_path / "s.git", session_id=bad)
+
+
+async def test_another_process_on_the_same_session_is_told_to_wait(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    make_project(ws, as_repo=False)
+    store = new_store(tmp_path, ws)
+    first = await store.snapshot()
+    held = os.open(tmp_path / "data" / "ws.git" / "ink-locks" / "s1", os.O_RDWR)
+    try:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        with pytest.raises(CheckpointError, match="Another ink process"):
+            await new_store(tmp_path, ws).snapshot()
+        # Other sessions are not held up.
+        assert len(await new_store(tmp_path, ws, "s2").snapshot()) == 40
+    finally:
+        os.close(held)
+    assert await new_store(tmp_path, ws).snapshot() == first
+
+
+async def test_restoring_an_unknown_checkpoint_changes_nothing(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    make_project(ws, as_repo=False)
+    store = new_store(tmp_path, ws)
+    first = await store.snapshot()
+    (ws / "README.md").write_text("changed\n")
+    with pytest.raises(CheckpointError, match="no checkpoint"):
+        await store.restore("f" * 40)
+    assert (ws / "README.md").read_text() == "changed\n"
+    assert store_git(store, "rev-parse", "refs/ink/s1").strip() == first
+
+
+async def test_an_ignored_file_where_a_folder_was_is_left_and_the_rest_restored(
+    tmp_path: Path,
+) -> None:
+    ws = tmp_path / "ws"
+    make_project(ws, as_repo=False)
+    store = new_store(tmp_path, ws)
+    first = await store.snapshot()
+    (ws / "docs" / "a.txt").unlink()
+    (ws / "docs").rmdir()
+    (ws / ".gitignore").write_text("*.log\nbuild/\ndocs\n")
+    (ws / "docs").write_text("an ignored file named like the old folder\n")
+    restored = await store.restore(first)
+    assert (ws / "docs").read_text() == "an ignored file named like the old folder\n"
+    assert (ws / ".gitignore").read_text() == "*.log\nbuild/\n"
+    assert [c.path for c in restored.changes] == [".gitignore"]
+
+
+async def test_odd_file_names_round_trip(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    names = [
+        "with space.txt",
+        "new\nline.txt",
+        "tab\there.txt",
+        "ünï.txt",
+        os.fsdecode(b"l\xe9gacy"),
+    ]
+    for name in names:
+        (ws / name).write_text(f"{name!r}\n")
+    store = new_store(tmp_path, ws)
+    first = await store.snapshot()
+    for name in names:
+        (ws / name).unlink()
+    second = await store.snapshot()
+    assert sorted(c.path for c in await store.diff(first, second)) == sorted(names)
+    await store.restore(first)
+    assert sorted(os.listdir(ws)) == sorted(names)
+    assert all((ws / name).read_text() == f"{name!r}\n" for name in names)

@@ -8,7 +8,8 @@ work tree (`GIT_WORK_TREE`), and each session has an index file of its own in th
    `GIT_INDEX_FILE` or `GIT_CONFIG_PARAMETERS` of the user's shell would point git at the
    user's repository or inject config), plus ours. `os.environ` itself is never changed.
 2. No system or global config (`GIT_CONFIG_NOSYSTEM=1`, `GIT_CONFIG_GLOBAL=/dev/null`, no
-   system attributes). The only config file read is the store's own, which ink writes.
+   system attributes; `HOME` and `XDG_CONFIG_HOME` point into the store, for gits older
+   than 2.32). The only config file read is the store's own, which ink writes.
    The workspace's `.git/config` is never read: git does not look for a repository when
    `GIT_DIR` is set. That file is untrusted (a cloned repository's).
 3. `-c` options on every command turn off everything that could run a program or change
@@ -106,6 +107,10 @@ def isolated_env(
             "GIT_INDEX_FILE": str(index_file),
             "GIT_CONFIG_NOSYSTEM": "1",
             "GIT_CONFIG_GLOBAL": "/dev/null",
+            # Before git 2.32 GIT_CONFIG_GLOBAL is not known: the user's config is then
+            # looked for here, where there is none.
+            "HOME": str(git_dir),
+            "XDG_CONFIG_HOME": str(git_dir),
             "GIT_ATTR_NOSYSTEM": "1",
             "GIT_TERMINAL_PROMPT": "0",
             "GIT_NO_REPLACE_OBJECTS": "1",
@@ -146,18 +151,21 @@ class GitCommand:
             self._env = isolated_env(self.git_dir, self.work_tree, self.index_file)
         return self._env
 
-    def argv(self, args: Iterable[str]) -> list[str]:
+    def argv(self, args: Iterable[str], config: Iterable[str] = ()) -> list[str]:
+        """The command line of `git ARGS`, with `config` ("name=value") after ours."""
         if self._executable is None:
             self._executable = find_git()
-        config = [part for option in ISOLATION_CONFIG for part in ("-c", option)]
-        return [self._executable, "--no-pager", "--literal-pathspecs", *config, *args]
+        options = [part for option in (*ISOLATION_CONFIG, *config) for part in ("-c", option)]
+        return [self._executable, "--no-pager", "--literal-pathspecs", *options, *args]
 
-    async def run(self, *args: str, stdin: bytes | None = None) -> bytes:
+    async def run(
+        self, *args: str, stdin: bytes | None = None, config: Iterable[str] = ()
+    ) -> bytes:
         """Run `git ARGS` with `stdin`; its stdout, or GitFailed.
 
         Cancelling the caller kills git (module doc) and re-raises.
         """
-        async with self._spawned(args, stdin is not None) as process:
+        async with self._spawned(args, stdin is not None, config) as process:
             stdout, stderr = await process.communicate(stdin)
         if process.returncode != 0:
             raise GitFailed(args, process.returncode or 0, stderr)
@@ -190,9 +198,9 @@ class GitCommand:
 
     @contextlib.asynccontextmanager
     async def _spawned(
-        self, args: Iterable[str], with_stdin: bool
+        self, args: Iterable[str], with_stdin: bool, config: Iterable[str] = ()
     ) -> AsyncIterator[asyncio.subprocess.Process]:
-        argv = self.argv(args)
+        argv = self.argv(args, config)
         try:
             process = await asyncio.create_subprocess_exec(
                 *argv,

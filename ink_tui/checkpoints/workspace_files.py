@@ -180,6 +180,10 @@ class WorkspaceFiles:
                     if stat.S_ISLNK(mode):
                         where = "/".join(parts[: index + 1])
                         raise UnsafePath(path, f"{where} is a symbolic link") from None
+                    if not create:
+                        # A file where a directory would be: nothing is at `path`.
+                        yield None, os.fsencode(parts[-1])
+                        return
                     raise Blocked(path) from None
                 os.close(fd)
                 fd = child
