@@ -322,6 +322,34 @@ FIGURES: dict[str, tuple[str, list[Row]]] = {
             ),
         ],
     ),
+    "rewind": (
+        "13 Rewind",
+        [
+            Row(
+                "13",
+                "first checkpoint of the workspace (vs a git repo)",
+                "first_snapshot_ms",
+                "ms",
+                "repo_first_snapshot_ms",
+            ),
+            Row(
+                "13",
+                "checkpoint after 5 files changed, 1 added (vs a git repo)",
+                "snapshot_ms",
+                "ms",
+                "repo_snapshot_ms",
+                ("<=", 200),
+            ),
+            Row(
+                "13",
+                "restore the first checkpoint (vs a git repo)",
+                "restore_ms",
+                "ms",
+                "repo_restore_ms",
+                ("<=", 1000),
+            ),
+        ],
+    ),
 }
 
 
