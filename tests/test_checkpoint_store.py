@@ -381,28 +381,55 @@ def _git_children(command: str = "") -> list[int]:
     return found
 
 
-async def test_an_abort_while_git_runs_kills_it_and_raises_abort_error(tmp_path: Path) -> None:
-    ws = tmp_path / "ws"
+def _many_files(ws: Path) -> None:
     ws.mkdir()
     for i in range(FILES):
         folder = ws / f"d{i % 30}"
         folder.mkdir(exist_ok=True)
         (folder / f"f{i}.txt").write_text(f"file {i}\n")
-    store = new_store(tmp_path, ws)
-    controller = AbortController()
-    task = asyncio.create_task(store.snapshot(controller.signal))
-    # Hashing thousands of new files is the longest git run of a snapshot.
+
+
+async def _hashing(task: asyncio.Task[str]) -> list[int]:
+    """Wait until the snapshot's git hashes the files (the longest git run of a snapshot)."""
     deadline = time.monotonic() + 30
     while not (hashing := _git_children("update-index")):
         assert not task.done(), "the snapshot ended before git was seen hashing"
         assert time.monotonic() < deadline
         await asyncio.sleep(0.001)
+    return hashing
+
+
+async def test_an_abort_while_git_runs_kills_it_and_raises_abort_error(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    _many_files(ws)
+    store = new_store(tmp_path, ws)
+    controller = AbortController()
+    task = asyncio.create_task(store.snapshot(controller.signal))
+    hashing = await _hashing(task)
     controller.abort("stop the snapshot")
     with pytest.raises(AbortError, match="stop the snapshot"):
         await asyncio.wait_for(task, 30)
     assert _git_children() == []
     assert not _exists(f"/proc/{hashing[0]}")
     # Usable afterwards (an index lock the killed git may have left is removed).
+    commit = await store.snapshot()
+    assert len(store_git(store, "ls-tree", "-r", "--name-only", commit).split()) == FILES
+
+
+async def test_a_cancelled_snapshot_kills_git_and_leaves_the_store_usable(
+    tmp_path: Path,
+) -> None:
+    # As a caller's time limit does (asyncio.wait_for): a cancellation, not an abort.
+    ws = tmp_path / "ws"
+    _many_files(ws)
+    store = new_store(tmp_path, ws)
+    task = asyncio.create_task(store.snapshot())
+    hashing = await _hashing(task)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert _git_children() == []
+    assert not _exists(f"/proc/{hashing[0]}")
     commit = await store.snapshot()
     assert len(store_git(store, "ls-tree", "-r", "--name-only", commit).split()) == FILES
 

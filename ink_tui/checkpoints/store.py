@@ -158,7 +158,8 @@ class CheckpointStore:
         async with self._exclusive():
             target = await self._resolve(commit)
             before = await self._snapshot()
-            applied = await self._apply(await self._tree_diff(before, target))
+            changes = parse_diff(await self._run(*DIFF_ARGS, before, target))
+            applied = await self._apply(changes)
         return Restored(before, applied)
 
     # Snapshot.
@@ -347,7 +348,9 @@ class CheckpointStore:
     async def _exclusive(self) -> AsyncIterator[None]:
         async with self._lock:
             await self._ensure()
-            fd = await asyncio.to_thread(self._lock_session)
+            # In this thread, not a worker: a cancellation while a worker held it would
+            # leave the lock taken for good. A few quick syscalls, never a wait.
+            fd = self._lock_session()
             try:
                 yield
             finally:
