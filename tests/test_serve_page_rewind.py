@@ -134,10 +134,23 @@ def test_rewind_from_the_page_restores_files_and_conversation(
     expect(page.locator("#input")).to_have_value("change the cart")
     expect(page.locator("#transcript > .msg-user")).to_have_text(["look first"])
     expect(page.locator("#transcript > .msg-assistant")).to_have_text(["Looked around."])
-    expect(page.locator("#banner")).to_contain_text("Rewound the code and the conversation")
-    expect(page.locator("#banner")).to_contain_text("2 files restored")
+    notice = page.locator(".rewind-notice")
+    expect(notice).to_contain_text("Rewound the code and the conversation")
+    expect(notice).to_contain_text("2 files restored")
     assert not (workspace / "created.txt").exists()
     assert (workspace / "cart.py").read_text() == CART
+
+    after = tmp_path / "rewind-after.png"
+    page.screenshot(path=str(after), animations="disabled", caret="initial")
+    assert after.stat().st_size > 0
+
+    # The code restore can be undone: the files as they were just before it.
+    notice.get_by_role("button", name="Undo code restore").click()
+    expect(notice).to_contain_text("Undone: 2 files back as they were before the rewind.")
+    expect(notice.get_by_role("button", name="Undo code restore")).to_be_hidden()
+    assert (workspace / "created.txt").read_text() == "made"
+    assert "return 0" in (workspace / "cart.py").read_text()
+    expect(page.locator("#transcript > .msg-user")).to_have_text(["look first"])
 
     # The next prompt goes on from before the rewound message.
     gate = Gate()
@@ -145,6 +158,8 @@ def test_rewind_from_the_page_restores_files_and_conversation(
     page.locator("#input").fill("try another way")
     page.locator("#input").press("Enter")
     wait_gate(gate)
+    # Once a run starts the notice (and its undo) is gone.
+    expect(notice).to_be_hidden()
     # While it runs the buttons are greyed, and say why.
     running = page.get_by_role("button", name="Rewind to here")
     expect(running).to_have_count(2)
@@ -172,6 +187,10 @@ def test_rewind_from_the_page_restores_files_and_conversation(
     expect(dialog).to_be_hidden()
     expect(page.locator("#transcript > .msg-user")).to_have_text(["look first"])
     expect(page.locator("#input")).to_have_value("try another way")
+    expect(notice.locator(".rewind-notice-text")).to_have_text(
+        "Rewound the conversation to before “try another way”."
+    )
+    expect(notice.get_by_role("button", name="Undo code restore")).to_be_hidden()
 
 
 def test_a_rewind_by_another_client_redraws_the_page(

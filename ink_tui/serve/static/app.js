@@ -205,7 +205,7 @@
 
   async function selectSession(id) {
     closeStream();
-    rewind.close();
+    rewind.leave();
     s.id = id;
     history.replaceState(null, "", `${location.pathname}${location.search}#${encodeURIComponent(id)}`);
     renderSessions();
@@ -598,7 +598,7 @@
   // Going back (rewind.js): a ↶ button on each of the user's messages, and its dialog.
   const rewind = window.InkRewind.create({
     container: ui.transcript, api, sessionPath, sessionId: () => s.id, busy,
-    restoreInput, notify: showBanner, reload: reloadAfterGap,
+    restoreInput, reload: reloadAfterGap, noticeBefore: ui.banner,
   });
 
   function drawHistory(messages) {

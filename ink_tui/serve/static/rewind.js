@@ -4,9 +4,11 @@
 // A click opens a dialog that asks the server what restoring the files would change
 // (POST .../rewind/preview) and offers the three restores, or only the conversation when
 // nothing changed the files since. After a rewind the text goes into the input box and a
-// notice says what was restored; the transcript is drawn again from the server (the
-// `rewound` event does that, for every page of the session). While a run goes, the
-// buttons are disabled and say why: the server would refuse (409).
+// notice says what was restored, with an Undo when files were (POST .../rewind/undo; the
+// notice goes once a run starts, as an undo then would also take back that run's
+// changes). The transcript is drawn again from the server (the `rewound` event does
+// that, for every page of the session). While a run goes, the buttons are disabled and
+// say why: the server would refuse (409).
 // Server text goes in through textContent only.
 "use strict";
 
@@ -19,10 +21,11 @@
   };
 
   // hooks: container (the main transcript), api(method, path, body), sessionPath(id,
-  // rest), sessionId(), busy(), restoreInput(text), notify(text, kind, ms), reload()
-  // (the session drawn again from the server).
+  // rest), sessionId(), busy(), restoreInput(text), reload() (the session drawn again
+  // from the server), noticeBefore (the element the notice goes above).
   function create(hooks) {
     const d = dialog();
+    const n = notice();
     let open = null; // {entryId, sessionId} while the dialog is shown
     let going = false; // a rewind is on its way
 
@@ -68,6 +71,7 @@
     function render() {
       for (const b of hooks.container.querySelectorAll(":scope > .msg-user > .rewind-button")) drawButton(b);
       if (open) drawChoices(open.preview);
+      if (hooks.busy()) hideNotice();
     }
 
     // ---- the dialog --------------------------------------------------------------
@@ -217,6 +221,62 @@
       if (d.el.open) d.el.close();
     }
 
+    // ---- the notice after a rewind -------------------------------------------------
+
+    function notice() {
+      const el = document.createElement("div");
+      el.className = "rewind-notice";
+      el.setAttribute("role", "status");
+      el.hidden = true;
+      const text = document.createElement("span");
+      text.className = "rewind-notice-text";
+      const undo = document.createElement("button");
+      undo.type = "button";
+      undo.className = "button small";
+      undo.textContent = "Undo code restore";
+      undo.title = "Put the files back as they were just before this rewind (the conversation stays)";
+      undo.addEventListener("click", () => undoFiles());
+      const dismiss = document.createElement("button");
+      dismiss.type = "button";
+      dismiss.className = "link-button rewind-dismiss";
+      dismiss.textContent = "✕";
+      dismiss.title = "Dismiss";
+      dismiss.setAttribute("aria-label", "Dismiss");
+      dismiss.addEventListener("click", () => hideNotice());
+      el.append(text, undo, dismiss);
+      hooks.noticeBefore.before(el);
+      return { el, text, undo, sessionId: null };
+    }
+
+    function showNotice(text, sessionId, undoable) {
+      n.text.textContent = text;
+      n.sessionId = sessionId;
+      n.undo.hidden = !undoable;
+      n.undo.disabled = false;
+      n.el.hidden = false;
+    }
+
+    function hideNotice() {
+      n.el.hidden = true;
+      n.sessionId = null;
+    }
+
+    async function undoFiles() {
+      const sessionId = n.sessionId;
+      if (!sessionId || hooks.busy() || hooks.sessionId() !== sessionId) return;
+      n.undo.disabled = true;
+      let done;
+      try {
+        done = await hooks.api("POST", hooks.sessionPath(sessionId, "/rewind/undo"));
+      } catch (err) {
+        n.undo.disabled = false;
+        n.text.textContent = `Not undone: ${err.message}`;
+        return;
+      }
+      const count = (done.restored_files || []).length;
+      showNotice(`Undone: ${count} file${count === 1 ? "" : "s"} back as they were before the rewind.`, sessionId, false);
+    }
+
     async function rewind(restore) {
       if (!open || !open.preview || going || hooks.busy()) return;
       const { entryId, sessionId } = open;
@@ -234,6 +294,7 @@
       }
       going = false;
       close();
+      hideNotice();
       if (hooks.sessionId() !== sessionId) return;
       // The rewound event draws the transcript again; this page may not hear it (its
       // stream down), so it asks too.
@@ -242,7 +303,7 @@
       const count = (done.restored_files || []).length;
       const files = restore === "conversation" ? ""
         : ` (${count} file${count === 1 ? "" : "s"} restored)`;
-      hooks.notify(`Rewound ${RESTORED_WORDS[restore]} to before “${short(done.text || "")}”${files}.`, "info", 8000);
+      showNotice(`Rewound ${RESTORED_WORDS[restore]} to before “${short(done.text || "")}”${files}.`, sessionId, count > 0);
     }
 
     function short(text) {
@@ -250,7 +311,13 @@
       return line.length > 60 ? `${line.slice(0, 59)}…` : line;
     }
 
-    return { mark, markLast, markHistory, render, close, dialog: d.el };
+    // Another session shown: neither the dialog nor the notice is about it.
+    function leave() {
+      close();
+      hideNotice();
+    }
+
+    return { mark, markLast, markHistory, render, leave, dialog: d.el };
   }
 
   window.InkRewind = { create };
