@@ -463,13 +463,15 @@ class InkApp(App[None]):
 
     def action_escape(self) -> None:
         """Escape points the input back at the main agent if it steered a sub-agent;
-        else it interrupts a running task; idle, it returns focus to the input."""
+        else it interrupts a running task; idle, it returns focus to the input, and
+        twice on an empty input it opens the rewind picker (ui/rewind_actions.py)."""
         if self.agent_control.back_to_main():  # which also focuses the input
             return
         if self.controller is not None and self.controller.state == "running":
             self.action_interrupt()
         else:
             self.prompt.focus()
+            self.commands.rewind.escape()
 
     def action_toggle_thinking(self) -> None:
         self.query_one(Transcript).toggle_thinking()

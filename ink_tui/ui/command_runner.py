@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ink_tui.session.summary import SessionSummary
     from ink_tui.tools.jobs import JobTable
     from ink_tui.ui.app_host import AppHost
+    from ink_tui.ui.rewind_actions import RewindActions
 
 MODE_ROWS = [
     ("steer:all", "Steering: all at once", "every queued steer joins the next request"),
@@ -35,6 +36,16 @@ MODE_ROWS = [
 class CommandRunner:
     def __init__(self, app: AppHost) -> None:
         self.app = app
+        self._rewind: RewindActions | None = None
+
+    @property
+    def rewind(self) -> RewindActions:
+        """/rewind, /tree, /fork and Esc Esc (made when first used)."""
+        if self._rewind is None:
+            from ink_tui.ui.rewind_actions import RewindActions
+
+            self._rewind = RewindActions(self.app)
+        return self._rewind
 
     @property
     def transcript(self) -> Transcript:
@@ -94,6 +105,15 @@ class CommandRunner:
             self.say(str(error), "error")
             return
         self.app.session_actions.resume(summary.path)
+
+    def do_rewind(self, _: str) -> None:
+        self.rewind.open_picker("rewind")
+
+    def do_tree(self, _: str) -> None:
+        self.rewind.open_tree()
+
+    def do_fork(self, _: str) -> None:
+        self.rewind.open_picker("fork")
 
     def do_sessions(self, _: str) -> None:
         self.app.session_actions.listed(self._show_sessions)

@@ -44,6 +44,14 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("new", "Start a new session", "/new", False),
     SlashCommand("resume", "Resume a saved session", "/resume [session id]", True),
     SlashCommand("sessions", "List the saved sessions of this workspace", "/sessions", False),
+    SlashCommand(
+        "rewind",
+        "Go back to before a message: the conversation, the code or both (Esc Esc)",
+        "/rewind",
+        False,
+    ),
+    SlashCommand("tree", "The session's branches: move to another one", "/tree", False),
+    SlashCommand("fork", "Start a new session from before one of the messages", "/fork", False),
     SlashCommand("model", "Switch among the configured models", "/model [name]", True),
     SlashCommand("modes", "Choose the steer and follow-up modes", "/modes", False),
     SlashCommand(
