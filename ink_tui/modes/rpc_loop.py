@@ -1,6 +1,8 @@
 """RPC mode's session loop: commands from stdin's lines, answers and events to the writer.
 
 `rpc_mode.main` sets the process up and runs `run_rpc`; docs/rpc.md is the protocol.
+A dialect (`Dialect`: ink's own, or pi's) chooses the command table and how the one
+public event stream is written; the framing, the loop and the ending are the same.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import IO, Any
 
 from ink_tui.api.session import AgentSession
@@ -23,13 +26,51 @@ from ink_tui.modes.rpc_writer import LineWriter
 
 log = logging.getLogger(__name__)
 
+Send = Callable[[Mapping[str, Any]], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Dialect:
+    """What a protocol dialect chooses: its commands, and its events."""
+
+    dispatch: Callable[[SessionHost, dict[str, Any]], Awaitable[Any]]
+    # A subscriber for one session's public events that sends the dialect's lines.
+    events: Callable[[AgentSession, Send], Callable[[Any], None]]
+    # Commands answered beside the stdin reader (they wait for a run).
+    beside: frozenset[str]
+
+
+def _ink_events(session: AgentSession, send: Send) -> Callable[[Any], None]:
+    return send
+
+
+INK = Dialect(dispatch, _ink_events, frozenset({"abort", "bash"}))
+
+
+def dialect_named(name: str) -> Dialect:
+    """ "ink" (docs/rpc.md) or "pi" (pi's RPC protocol, its own modules)."""
+    if name == "ink":
+        return INK
+    if name == "pi":
+        from ink_tui.modes.rpc_pi_dialect import PI
+
+        return PI
+    raise ValueError(f"unknown RPC dialect {name!r}: 'ink' or 'pi'")
+
 
 class RpcHost(SessionHost):
-    def __init__(self, session: AgentSession, writer: LineWriter, open_args: dict[str, Any]):
+    def __init__(
+        self,
+        session: AgentSession,
+        writer: LineWriter,
+        open_args: dict[str, Any],
+        dialect: Dialect = INK,
+    ):
         self.session = session
         self._writer = writer
         self._open_args = open_args
-        self._unsubscribe = session.subscribe(writer.send)
+        self._dialect = dialect
+        self._unsubscribe = session.subscribe(dialect.events(session, writer.send))
 
     async def replace(self, *, resume: str | None) -> AgentSession:
         args = {**self._open_args, "resume": resume, "continue_": False}
@@ -38,7 +79,7 @@ class RpcHost(SessionHost):
         self._unsubscribe()
         await old.aclose()
         self.session = fresh
-        self._unsubscribe = fresh.subscribe(self._writer.send)
+        self._unsubscribe = fresh.subscribe(self._dialect.events(fresh, self._writer.send))
         return fresh
 
 
@@ -49,6 +90,7 @@ async def run_rpc(
     *,
     early_signal: Callable[[], signal.Signals | None] = lambda: None,
     restore_signals: Callable[[], None] = lambda: None,
+    dialect: Dialect = INK,
 ) -> int:
     """The session until stdin ends or an exit signal comes; the exit status.
 
@@ -74,7 +116,7 @@ async def run_rpc(
     if early is not None:
         on_signal(early)
     try:
-        return await _serve(open_args, stdin, writer, stop) or exit_code
+        return await _serve(open_args, stdin, writer, stop, dialect) or exit_code
     finally:
         for signum in EXIT_SIGNALS:
             with contextlib.suppress(NotImplementedError, RuntimeError):
@@ -83,7 +125,11 @@ async def run_rpc(
 
 
 async def _serve(
-    open_args: dict[str, Any], stdin: IO[bytes], writer: LineWriter, stop: asyncio.Event
+    open_args: dict[str, Any],
+    stdin: IO[bytes],
+    writer: LineWriter,
+    stop: asyncio.Event,
+    dialect: Dialect,
 ) -> int:
     try:
         session = await AgentSession.open(**open_args)
@@ -91,15 +137,15 @@ async def _serve(
         writer.send(_response(None, "start", error=f"could not start: {error}"))
         print(f"ink: {error}", file=sys.stderr)
         return 2
-    host = RpcHost(session, writer, open_args)
+    host = RpcHost(session, writer, open_args, dialect)
     for warning in session.warnings:
         print(f"ink: {warning}", file=sys.stderr)
 
     loop = asyncio.get_running_loop()
     lines: asyncio.Queue[bytes | None] = asyncio.Queue()
     _start_reader(stdin, loop, lines)
-    # `abort` answers once settled, and `bash` once it ran: those run beside the reader
-    # so that the driver can still edit the queue meanwhile.
+    # `abort` answers once settled, and `bash` once it ran: those (the dialect's
+    # `beside`) run beside the reader so that the driver can still edit the queue meanwhile.
     running: set[asyncio.Task[None]] = set()
     stopping = asyncio.ensure_future(stop.wait())
     try:
@@ -115,10 +161,10 @@ async def _serve(
             command = _parse(raw, writer)
             if command is None:
                 continue
-            task = asyncio.ensure_future(_answer(host, command, writer))
+            task = asyncio.ensure_future(_answer(host, command, writer, dialect))
             running.add(task)
             task.add_done_callback(running.discard)
-            if command.get("type") not in ("abort", "bash"):
+            if command.get("type") not in dialect.beside:
                 await task
     finally:
         stopping.cancel()
@@ -153,10 +199,12 @@ def _parse(raw: bytes, writer: LineWriter) -> dict[str, Any] | None:
     return command
 
 
-async def _answer(host: SessionHost, command: dict[str, Any], writer: LineWriter) -> None:
+async def _answer(
+    host: SessionHost, command: dict[str, Any], writer: LineWriter, dialect: Dialect
+) -> None:
     name = command["type"]
     try:
-        data = await dispatch(host, command)
+        data = await dialect.dispatch(host, command)
     except CommandError as error:
         writer.send(_response(command.get("id"), name, error=str(error)))
     except Exception as error:

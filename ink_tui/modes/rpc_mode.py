@@ -21,6 +21,8 @@ What it promises a driver:
   the TUI records them.
 - Output (`rpc_writer`): every line whole and strict JSON, written from a thread so
   that a reader that stays away never blocks the run.
+- `dialect="pi"` (`--rpc-dialect pi`): pi's commands and events over the same loop
+  (`rpc_pi_dialect`; docs/rpc.md, "pi's dialect"); the rest above holds alike.
 
 This module is the entry point and imports little: the exit signals (`rpc_signals`) are
 taken before the session's modules (a third of a second) load. The loop is
@@ -40,7 +42,13 @@ from ink_tui.modes.rpc_signals import EXIT_SIGNALS, EarlySignals
 
 
 def main(
-    workspace: Path, flags: dict[str, Any], *, resume: str | None, continue_: bool, record: bool
+    workspace: Path,
+    flags: dict[str, Any],
+    *,
+    resume: str | None,
+    continue_: bool,
+    record: bool,
+    dialect: str = "ink",
 ) -> int:
     """Entry point for `ink --mode rpc`: keep the real stdout for protocol lines only."""
     # First, before anything slow: an early SIGTERM ends ink as a later one does (143).
@@ -50,7 +58,7 @@ def main(
     early.install()
 
     from ink_tui import event_loop
-    from ink_tui.modes.rpc_loop import run_rpc
+    from ink_tui.modes.rpc_loop import dialect_named, run_rpc
     from ink_tui.modes.rpc_writer import LineWriter
     from ink_tui.tools.job_exit import guard_exit
 
@@ -79,6 +87,7 @@ def main(
                 writer,
                 early_signal=early.take,
                 restore_signals=early.install,
+                dialect=dialect_named(dialect),
             )
         )
         writer.close()
