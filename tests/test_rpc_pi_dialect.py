@@ -4,6 +4,7 @@ which takes any response and event as it comes."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,15 @@ import pytest
 from ink_tui.rpc_client import RpcClient, RpcError
 from tests.rpc_process import isolated_env, spawn_rpc
 from tests.run_helpers import user_texts, wait_gate
-from tests.scripted_server import Gate, ScriptedServer, chunk, text_reply, tool_reply
+from tests.scripted_server import (
+    Gate,
+    Reply,
+    ScriptedServer,
+    chunk,
+    error_reply,
+    text_reply,
+    tool_reply,
+)
 
 
 @pytest.fixture
@@ -195,3 +204,94 @@ async def test_model_and_unsupported_commands(pi: RpcClient) -> None:
         await pi.command("nope")
     await pi.command("set_steering_mode", mode="one-at-a-time")
     assert (await pi.command("get_state"))["steeringMode"] == "one-at-a-time"
+
+
+async def test_a_retried_request_in_pis_fields(pi: RpcClient, server: ScriptedServer) -> None:
+    server.push(error_reply(503, "overloaded", headers={"Retry-After": "0"}), text_reply("ok"))
+    await pi.command("prompt", message="hi")
+    await pi.wait_settled()
+    start = next(e for e in pi.seen if e["type"] == "auto_retry_start")
+    end = next(e for e in pi.seen if e["type"] == "auto_retry_end")
+    # pi counts retries: the first is 1.
+    assert start["attempt"] == 1 and "503" in start["errorMessage"]
+    assert isinstance(start["delayMs"], int) and start["maxAttempts"] >= 1
+    assert end == {"type": "auto_retry_end", "success": True, "attempt": 1}
+    ends = [e["willRetry"] for e in pi.seen if e["type"] == "agent_end"]
+    assert ends == [True, False]
+    assert _types(pi.seen).count("agent_settled") == 1
+
+
+async def test_a_sub_agents_calls_run_under_its_task_call(
+    pi: RpcClient, server: ScriptedServer
+) -> None:
+    """pi has no sub-agents: their tool calls carry pi's parentToolCallId, their text
+    and turns are not the main agent's, and subagent_start/_end are ink's additions."""
+    sub_replies = [tool_reply([("ls", {}, "call_sub_ls")]), text_reply("Found it in src.")]
+
+    def sub_agent(body: dict[str, Any]) -> Reply | None:
+        first = user_texts(body)[:1]
+        return sub_replies.pop(0) if first == ["find the file"] and sub_replies else None
+
+    server.responders.append(sub_agent)
+    task = {"description": "look", "prompt": "find the file"}
+    server.push(tool_reply([("task", task, "call_task_1")]), text_reply("It is in src."))
+    await pi.command("prompt", message="where is it?")
+    await pi.wait_settled()
+
+    seen = pi.seen
+    started = next(e for e in seen if e["type"] == "subagent_start")
+    assert started["agentId"] and started["parentToolCallId"] == "call_task_1"
+    assert started["description"] == "look"
+    ended = next(e for e in seen if e["type"] == "subagent_end")
+    assert ended["stopReason"] == "completed" and "Found it in src." in ended["result"]
+    nested = [
+        e for e in seen if e["type"].startswith("tool_execution") and e.get("parentToolCallId")
+    ]
+    assert [(e["type"], e["toolName"]) for e in nested] == [
+        ("tool_execution_start", "ls"),
+        ("tool_execution_end", "ls"),
+    ]
+    texts = "".join(u.get("delta", "") for u in _inner(seen) if u["type"] == "text_delta")
+    assert texts == "It is in src."
+    assert _types(seen).count("agent_start") == 1 and _types(seen).count("agent_settled") == 1
+    turn_ends = [e for e in seen if e["type"] == "turn_end"]
+    assert [r["toolCallId"] for r in turn_ends[0]["toolResults"]] == ["call_task_1"]
+
+
+async def test_compact_answers_pis_compaction_result(pi: RpcClient, server: ScriptedServer) -> None:
+    server.push(text_reply("A long answer " * 50))
+    await pi.command("prompt", message="tell me a lot " * 30)
+    await pi.wait_settled()
+    before = len(pi.seen)
+    server.push(text_reply("Goal: short."))
+    result = await pi.command("compact", customInstructions="keep the goal")
+    assert result["summary"] == "Goal: short."
+    assert result["tokensBefore"] > 0 and result["details"] == {"first": 0, "end": 1}
+    assert "keep the goal" in json.dumps(server.requests[1])
+    # A compaction is no prompt: its own events only, no agent_* and no settle.
+    assert _types(pi.seen[before:]) == ["compaction_start", "compaction_end"]
+    assert pi.seen[-1]["result"] == result and pi.seen[-1]["reason"] == "manual"
+    messages = (await pi.command("get_messages"))["messages"]
+    assert messages[0]["role"] == "compactionSummary"
+    assert messages[0]["summary"].endswith("Goal: short.")
+
+
+async def test_approvals_as_ink_additions(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    env = isolated_env(tmp_path)
+    args = ("--rpc-dialect", "pi", "--approval", "ask")
+    async with spawn_rpc(server, workspace, env, *args) as pi:
+        server.push(tool_reply([("bash", {"command": "touch made"})]), text_reply("Not run."))
+        await pi.command("prompt", message="make a file")
+        asked = await pi.wait_for(lambda e: e["type"] == "approval_request")
+        assert asked["toolName"] == "bash" and asked["args"] == {"command": "touch made"}
+        assert asked["toolCallId"] == "call_0_bash" and "deny" in asked["decisions"]
+        answer = await pi.command("approve", requestId=asked["requestId"], decision="deny")
+        assert answer == {"requestId": asked["requestId"], "decision": "deny"}
+        await pi.wait_settled()
+        resolved = next(e for e in pi.seen if e["type"] == "approval_resolved")
+        assert resolved["decision"] == "deny" and resolved["by"] == "user"
+        end = next(e for e in pi.seen if e["type"] == "tool_execution_end")
+        assert end["isError"] is True
+        assert not (workspace / "made").exists()
