@@ -16,8 +16,9 @@ from ink_tui.ui import clock
 from ink_tui.ui.screens.rewind_confirm import RewindConfirm
 from ink_tui.ui.screens.rewind_picker import RewindPicker
 from ink_tui.ui.screens.tree_view import TreeView
+from ink_tui.ui.widgets.hint_row import HintRow
 from tests.make_screenshots import ASSETS, to_png
-from tests.screen_states import Scene, build, scene_server, settle, submit
+from tests.screen_states import Scene, app_of, build, scene_server, settle, submit
 from tests.scripted_server import ScriptedServer, text_reply, tool_reply
 from tests.ui_helpers import wait_until
 
@@ -59,10 +60,20 @@ async def _run_three(pilot: Pilot) -> None:
         await settle(pilot)
 
 
+async def _open_picker(pilot: Pilot) -> None:
+    """Esc Esc, however slow the machine between the two, and the picker once the first
+    Esc's hint ("Esc again to rewind") is gone from the hint row under it."""
+    app = app_of(pilot)
+    app.commands.rewind.double_escape_s = 60.0
+    await pilot.press("escape", "escape")
+    await wait_until(pilot, lambda: isinstance(app.screen, RewindPicker), what="picker")
+    hints = app.screen_stack[0].query_one(HintRow)
+    await wait_until(pilot, lambda: not hints.has_class("-flash"), what="the hint's end")
+
+
 async def _picker(pilot: Pilot, _: list[Any]) -> None:
     await _run_three(pilot)
-    await pilot.press("escape", "escape")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, RewindPicker), what="picker")
+    await _open_picker(pilot)
     await pilot.pause(0.1)
 
 
@@ -85,8 +96,7 @@ def _branched_script(server: ScriptedServer) -> list[Any]:
 async def _tree(pilot: Pilot, _: list[Any]) -> None:
     """The last message rewound (conversation only) and asked again another way."""
     await _run_three(pilot)
-    await pilot.press("escape", "escape")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, RewindPicker), what="picker")
+    await _open_picker(pilot)
     await pilot.press("enter")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, RewindConfirm), what="confirm")
     await pilot.press("2")

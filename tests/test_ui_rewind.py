@@ -59,7 +59,15 @@ async def settled(pilot: Pilot, app: InkApp, text: str) -> None:
 def recorded_app(server: ScriptedServer, workspace: Path, tmp_path: Path) -> tuple[InkApp, Path]:
     root = tmp_path / "data"
     app, _ = make_app(server, workspace, plan=SessionPlan("new"), session_root=root)
+    wide_double_escape(app)
     return app, root
+
+
+def wide_double_escape(app: InkApp) -> None:
+    """Two Escapes count as a double press however slow the machine is between them,
+    and the first one's hint stays until it is looked at."""
+    app.commands.rewind.double_escape_s = 60.0
+    app.commands.rewind.hint_s = 60.0
 
 
 async def two_turns(pilot: Pilot, app: InkApp, server: ScriptedServer) -> None:

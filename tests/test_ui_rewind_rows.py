@@ -24,7 +24,7 @@ from ink_tui.ui.screens.rewind_picker import UNDO_KEY, picker_rows, shown_time
 from ink_tui.ui.screens.tree_view import picker_row, tree_rows
 from ink_tui.ui.startup import SessionPlan
 from tests.scripted_server import ScriptedServer, text_reply
-from tests.test_ui_rewind import SIZE, confirm, picker, settled, shown
+from tests.test_ui_rewind import SIZE, confirm, picker, settled, shown, wide_double_escape
 from tests.ui_helpers import make_app, wait_until
 
 
@@ -143,6 +143,7 @@ async def test_a_session_that_changed_no_file_offers_the_conversation_only(
     server: ScriptedServer, workspace: Path, tmp_path: Path
 ) -> None:
     app, _ = make_app(server, workspace, plan=SessionPlan("new"), session_root=tmp_path / "d")
+    wide_double_escape(app)
     async with app.run_test(size=SIZE) as pilot:
         server.push(text_reply("One."), text_reply("Two."))
         await settled(pilot, app, "first question")

@@ -55,6 +55,10 @@ Purpose = Literal["rewind", "fork"]
 class RewindActions:
     def __init__(self, app: AppHost) -> None:
         self.app = app
+        # How soon the second Escape must come, and how long the hint says so (tests on
+        # a slow machine widen them).
+        self.double_escape_s = DOUBLE_ESCAPE_S
+        self.hint_s = DOUBLE_ESCAPE_S
         self._last_escape: float | None = None
 
     # -- the way in ---------------------------------------------------------------------
@@ -69,12 +73,12 @@ class RewindActions:
             return
         now = time.monotonic()
         last, self._last_escape = self._last_escape, now
-        if last is not None and now - last <= DOUBLE_ESCAPE_S:
+        if last is not None and now - last <= self.double_escape_s:
             self._last_escape = None
             self.open_picker()
             return
         for hints in self.app.screen.query(HintRow):
-            hints.flash(ESCAPE_HINT, DOUBLE_ESCAPE_S)
+            hints.flash(ESCAPE_HINT, self.hint_s)
 
     def open_picker(self, purpose: Purpose = "rewind") -> None:
         """/rewind (Esc Esc), or /fork: the picker of the branch's user messages."""
