@@ -227,6 +227,8 @@ def test_bash_then_new_session(npm_dir: Path, tmp_path: Path, server: ScriptedSe
     # A shell command is no prompt: no agent_start or agent_settled for it.
     assert "agent_start" not in _types(result["events"])
     assert "agent_settled" not in _types(result["events"])
+    updates = [e for e in result["events"] if e["type"] == "bash_execution_update"]
+    assert [u["delta"] for u in updates] == [ran["output"]]
 
     assert result["fresh"]["cancelled"] is False
     assert result["after"]["sessionId"] != result["before"]["sessionId"]

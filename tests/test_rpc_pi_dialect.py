@@ -295,3 +295,20 @@ async def test_approvals_as_ink_additions(
         end = next(e for e in pi.seen if e["type"] == "tool_execution_end")
         assert end["isError"] is True
         assert not (workspace / "made").exists()
+
+
+async def test_a_shell_line_prompt_is_handled_without_a_run(pi: RpcClient) -> None:
+    assert await pi.command("prompt", message="!echo from a shell line") == {
+        "disposition": "handled"
+    }
+    update = await pi.wait_for(lambda e: e["type"] == "bash_execution_update")
+    assert update["delta"] == "from a shell line"
+    # ink's own queue_update/notice aside, nothing of a run: no agent or tool events.
+    shown = set(_types(pi.seen)) - {"queue_update", "bash_execution_update"}
+    assert not shown & {"agent_start", "agent_end", "tool_execution_start", "turn_start"}
+    assert await pi.command("bash", command="echo after") == {
+        "output": "after",
+        "cancelled": False,
+        "truncated": False,
+        "exitCode": 0,
+    }

@@ -101,6 +101,11 @@ async def prompt(host: SessionHost, command: dict[str, Any]) -> Any:
         _queue(session, text, _queue_mode(behavior))
         return {"disposition": "queued"}
     session.start(text)
+    if text.startswith("!"):
+        # A shell line, run without the model: no prompt's run, so no agent_settled to
+        # wait for ("handled", as pi says of input it consumed); its output comes as a
+        # bash_execution_update.
+        return {"disposition": "handled"}
     return {"disposition": "started"}
 
 

@@ -18,8 +18,9 @@ dialect"):
 3. `queue_update {steering, followUp}`: the whole queue, texts by mode.
 4. `auto_retry_start/end` and `compaction_start/end` in pi's fields.
 5. Runs pi does not have are not runs here: a shell line (the `bash` command, or a
-   queued `!` line) and a manual compaction emit no `agent_*`/`turn_*` events and no
-   `agent_settled` of their own (pi's `bash` and `compact` answer in their response).
+   `!` line) and a manual compaction emit no `agent_*`/`turn_*` events and no
+   `agent_settled` of their own (pi's `bash` and `compact` answer in their response);
+   a shell line's output comes as pi's `bash_execution_update`, whole, at its end.
 6. ink's extras keep ink's event names with pi-style camelCase fields, so a pi client
    that does not know them skips them: `approval_request` / `approval_resolved`,
    `subagent_start` / `subagent_end`, `input_restored`, `rewound`, `notice`, `error`,
@@ -28,7 +29,7 @@ dialect"):
    `parentToolCallId` naming the `task` call they run under.
 7. Not sent: `state_change` (`get_state` has `isStreaming`), `tool_execution_running` /
    `_settled` (display hints), `tool_execution_update` (ink's tools report no partial
-   results), `bash_execution_update` (the `bash` response holds the output).
+   results).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ink_tui.modes.rpc_pi_bash import shown_output
 from ink_tui.modes.rpc_pi_messages import (
     PiMessage,
     assistant_message,
@@ -62,6 +64,7 @@ class PiEventProjection:
         self._api = api
         # The run now: a side run (shell line, compaction) shows nothing of itself.
         self._side_run = False
+        self._shell_run = False
         # Whether an agent run took part in this busy stretch (for agent_settled).
         self._agent_ran = False
         self._aborted = False
@@ -86,6 +89,7 @@ class PiEventProjection:
         kind = event["type"]
         if kind == "agent_start":
             self._side_run = event.get("kind") in _SIDE_RUNS
+            self._shell_run = event.get("kind") == "shell"
             if self._side_run:
                 return []
             self._agent_ran = True
@@ -99,6 +103,10 @@ class PiEventProjection:
         if kind == "queue_update":
             return [_queue_update(event)]
         if self._side_run and kind in _RUN_EVENTS:
+            if self._shell_run and kind == "tool_execution_end":
+                # pi's event for a direct shell command's output: here whole, at its end.
+                output = shown_output(event["content"], truncated=True)
+                return [{"type": "bash_execution_update", "delta": output}]
             return []
         handler = _HANDLERS.get(kind)
         return handler(self, event) if handler is not None else []
@@ -219,10 +227,9 @@ class PiEventProjection:
         # A message held for a turn that never came (the run ended first) goes out now.
         out.extend(self._held)
         self._held = []
-        if not event["will_retry"]:
-            self._in_run = False
         stop = event.get("stop_reason")
         if not event["will_retry"]:
+            self._in_run = False
             self._aborted = stop == "aborted"
         end: PiEvent = {
             "type": "agent_end",
