@@ -273,3 +273,22 @@ async def test_an_unsaved_session_says_so(server: ScriptedServer, workspace: Pat
         await pilot.pause()
         assert "This session is not saved: nothing to rewind." in shown(app)
         assert app.screen is app.screen_stack[0]
+
+
+async def test_code_only_keeps_the_conversation_and_the_editor(
+    server: ScriptedServer, workspace: Path, tmp_path: Path
+) -> None:
+    app, _ = recorded_app(server, workspace, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await two_turns(pilot, app, server)
+        await pilot.press("escape", "escape")
+        await picker(pilot, app)
+        await pilot.press("enter")
+        await confirm(pilot, app)
+        await pilot.press("3")
+        await wait_until(pilot, lambda: "Restored 2 files to before" in shown(app))
+        assert not (workspace / "created.txt").exists()
+        assert (workspace / "sum.py").read_text() == ORIGINAL_SUM
+        assert users(app) == ["look first", "change things"]
+        assert "Changed." in shown(app)
+        assert app.prompt.text == ""
