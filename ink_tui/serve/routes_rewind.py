@@ -53,14 +53,13 @@ def _entry_id(body: dict[str, Any]) -> str:
 
 
 def _refused(request: Request, served: ServedSession, refused: RewindRefused) -> Response:
-    """The answer for a refusal. `RewindRefused` carries only its message, so the kind
-    is read from it (session/rewind.py words them); unknown ones are 409."""
+    """The answer for a refusal, by its kind (session/rewind.py)."""
     message = str(refused)
-    if served.session.is_busy or "in progress" in message:
+    if served.session.is_busy or refused.kind == "busy":
         return error(request, 409, "busy", message)
-    if message.startswith("no entry "):
+    if refused.kind == "not_found":
         return error(request, 404, "not_found", message)
-    if "is not one of the user's messages" in message:
+    if refused.kind == "not_a_message":
         return error(request, 400, "bad_request", message)
     return error(request, 409, "refused", message)
 

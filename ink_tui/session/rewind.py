@@ -60,9 +60,18 @@ RESTORES: tuple[Restore, ...] = ("conversation", "files", "both")
 TREE_TEXT_CHARS = 400
 
 
+RefusalKind = Literal["busy", "not_found", "not_a_message", "refused"]
+
+
 class RewindRefused(RuntimeError):
-    """Going back is not possible now (busy, no such message, no checkpoints); `str()`
-    says why, for the user."""
+    """Going back is not possible now; `str()` says why, for the user, and `kind` what
+    kind of refusal it is for programs: "busy" (a run is in progress), "not_found" (no
+    such entry), "not_a_message" (the entry is not one of the user's messages), or
+    "refused" (another branch, nothing to undo, checkpoints off, a restore that failed)."""
+
+    def __init__(self, message: str, kind: RefusalKind = "refused") -> None:
+        super().__init__(message)
+        self.kind: RefusalKind = kind
 
 
 @dataclass(slots=True)
@@ -269,7 +278,9 @@ class SessionRewind:
         loaded = await self.load()
         node = _node(loaded.tree, entry_id)
         if not isinstance(node.entry, UserEntry):
-            raise RewindRefused(f"entry {entry_id!r} is not one of the user's messages")
+            raise RewindRefused(
+                f"entry {entry_id!r} is not one of the user's messages", "not_a_message"
+            )
         text = node.entry.message.content
         kept = loaded.tree.path(node.parent_id)
         workspace = self.controller.workspace
@@ -308,7 +319,7 @@ class SessionRewind:
 
     def _check_idle(self) -> None:
         if self.controller.state != "idle":
-            raise RewindRefused("a run is in progress: stop it first (Esc), then rewind")
+            raise RewindRefused("a run is in progress: stop it first (Esc), then rewind", "busy")
 
     def _store(self) -> CheckpointStore:
         if self.store is None:
@@ -321,13 +332,15 @@ class SessionRewind:
         for index, node in enumerate(branch):
             if node.id == entry_id:
                 if not isinstance(node.entry, UserEntry):
-                    raise RewindRefused(f"entry {entry_id!r} is not one of the user's messages")
+                    raise RewindRefused(
+                        f"entry {entry_id!r} is not one of the user's messages", "not_a_message"
+                    )
                 return node, branch[index + 1 :]
         if tree.get(entry_id) is not None:
             raise RewindRefused(
                 f"entry {entry_id!r} is on another branch: move to it first (/tree)"
             )
-        raise RewindRefused(f"no entry {entry_id!r} in this session")
+        raise RewindRefused(f"no entry {entry_id!r} in this session", "not_found")
 
     async def _snapshot(self, store: CheckpointStore) -> str:
         return await _checked(store.snapshot())
@@ -363,7 +376,7 @@ def _restore_kind(restore: str) -> RewindRestore:
 def _node(tree: SessionTree, entry_id: str) -> TreeNode:
     found = tree.get(entry_id)
     if found is None:
-        raise RewindRefused(f"no entry {entry_id!r} in this session")
+        raise RewindRefused(f"no entry {entry_id!r} in this session", "not_found")
     return found
 
 
