@@ -115,6 +115,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="tui",
         help="rpc: JSON lines on stdin/stdout for programs (see docs/rpc.md)",
     )
+    parser.add_argument(
+        "--rpc-dialect",
+        choices=["ink", "pi"],
+        default="ink",
+        help="with --mode rpc: pi speaks pi's RPC protocol, for pi's clients (docs/rpc.md)",
+    )
     parser.add_argument("--version", action="store_true", help="print the version and fast paths")
     return parser
 
@@ -172,6 +178,9 @@ def _main(argv: list[str]) -> int:
         from ink_tui.serve.main import main as serve_main
 
         return serve_main(argv[1:])
+    acp = argv[:1] == ["acp"]
+    if acp:
+        argv = argv[1:]
     args = build_parser().parse_args(argv)
     if args.version:
         from ink_tui import fastpaths
@@ -182,6 +191,16 @@ def _main(argv: list[str]) -> int:
     if not workspace.is_dir():
         print(f"ink: workspace {workspace} is not a folder", file=sys.stderr)
         return 2
+
+    if acp:
+        # `ink acp`: an Agent Client Protocol agent on stdio, for editors (docs/acp.md).
+        from ink_tui.modes.acp_mode import main as acp_main
+
+        flags = {name: getattr(args, name) for name in _SESSION_FLAGS}
+        flags["extensions"] = not args.no_extensions
+        flags["trust_extensions"] = args.trust_extensions
+        flags["trust_project"] = args.trust_project
+        return acp_main(workspace, flags, record=not args.no_session)
 
     if args.mode == "rpc":
         from ink_tui.modes.rpc_mode import main as rpc_main
@@ -200,6 +219,7 @@ def _main(argv: list[str]) -> int:
             resume=args.resume or None,
             continue_=args.continue_,
             record=not args.no_session,
+            dialect=args.rpc_dialect,
         )
 
     if args.prompt is not None:
