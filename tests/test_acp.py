@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 import pytest
 from acp import RequestError
@@ -124,6 +125,7 @@ async def test_a_denied_permission_keeps_the_command_from_running(
         assert question.tool_call.title == "touch created.txt"
         kinds = {o.option_id: o.kind for o in question.options}
         assert kinds["allow"] == "allow_once" and kinds["deny"] == "reject_once"
+        assert question.meta["ink"]["requestId"].startswith("approval-")
         updates = [u for u in acp.client.of("tool_call_update") if u.tool_call_id == "call_0_bash"]
         assert updates[-1].status == "failed"
         assert "in_progress" not in [u.status for u in updates]
@@ -242,3 +244,69 @@ async def test_usage_update_when_the_window_is_known(
         (usage,) = acp.client.of("usage_update")
         # The scripted server reports 10 prompt and 5 completion tokens.
         assert usage.size == 8192 and usage.used == 15
+
+
+async def test_stdout_holds_protocol_lines_only(
+    server: ScriptedServer, workspace: Path, env: dict[str, str]
+) -> None:
+    import json
+    import sys
+
+    from tests.rpc_process import scripted_args
+
+    server.push(text_reply("recorded"))
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "ink_tui", "acp", *scripted_args(server),
+        cwd=workspace, env=env, stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": 1}},
+        {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "session/new",
+            "params": {"cwd": str(workspace), "mcpServers": []},
+        },
+    ]
+    for request in requests:
+        process.stdin.write((json.dumps(request) + "\n").encode())
+    lines: list[dict[str, Any]] = []
+    while not any(line.get("id") == 2 for line in lines):
+        lines.append(json.loads(await asyncio.wait_for(process.stdout.readline(), 30)))
+    session = next(line for line in lines if line.get("id") == 2)["result"]["sessionId"]
+    prompt = {
+        "jsonrpc": "2.0",
+        "id": 3,
+        "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": "hi"}]},
+    }
+    process.stdin.write((json.dumps(prompt) + "\n").encode())
+    while not any(line.get("id") == 3 for line in lines):
+        lines.append(json.loads(await asyncio.wait_for(process.stdout.readline(), 30)))
+    process.stdin.close()
+    rest, _ = await asyncio.wait_for(process.communicate(), 30)
+    assert process.returncode == 0
+    lines += [json.loads(line) for line in rest.splitlines()]
+    assert all(line["jsonrpc"] == "2.0" for line in lines)
+    assert next(line for line in lines if line.get("id") == 3)["result"]["stopReason"] == "end_turn"
+    # Recorded as the TUI records its sessions.
+    files = await asyncio.to_thread(lambda: list(Path(env["XDG_DATA_HOME"]).rglob("*.jsonl")))
+    assert any(session in path.name for path in files)
+
+
+async def test_the_compact_command(
+    server: ScriptedServer, workspace: Path, env: dict[str, str]
+) -> None:
+    server.push(text_reply("A long answer " * 50))
+    async with spawn_acp(server, workspace, env) as acp:
+        session = await acp.start(workspace)
+        await acp.conn.prompt(session_id=session, prompt=[text_block("tell me a lot " * 30)])
+        server.push(text_reply("Goal: short."))
+        answer = await acp.conn.prompt(
+            session_id=session, prompt=[text_block("/compact keep the goal")]
+        )
+        assert answer.stop_reason == "end_turn"
+    assert len(server.requests) == 2
+    assert "keep the goal" in str(server.requests[1])

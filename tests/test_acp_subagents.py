@@ -64,3 +64,31 @@ async def test_a_task_call_nests_its_subagents_calls(
         assert final.status == "completed"
         shown = [c.content.text for c in final.content]
         assert "completed" in shown[0] and shown[-1] == "total() is defined in sum.py"
+
+
+async def test_a_subagents_permission_question_is_about_its_own_call(
+    server: ScriptedServer, workspace: Path, env: dict[str, str]
+) -> None:
+    sub_prompt = "Create the marker file."
+    answer_subagents(
+        server,
+        {
+            sub_prompt: [
+                tool_reply([("bash", {"command": "touch sub.txt"})]),
+                text_reply("I was not allowed to."),
+            ]
+        },
+    )
+    server.push(
+        tool_reply([task("make marker", sub_prompt, "call_task_1")]),
+        text_reply("The sub-agent could not."),
+    )
+    async with spawn_acp(server, workspace, env) as acp:
+        acp.client.answer = lambda question: "deny"
+        session = await acp.start(workspace)
+        answer = await acp.conn.prompt(session_id=session, prompt=[text_block("go")])
+        assert answer.stop_reason == "end_turn"
+        (question,) = acp.client.questions
+        agent, _, call = question.tool_call.tool_call_id.partition("/")
+        assert agent.startswith("agent-") and call == "call_0_bash"
+    assert not (workspace / "sub.txt").exists()

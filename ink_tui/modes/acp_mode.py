@@ -80,7 +80,13 @@ async def _serve(open_args: dict[str, Any], protocol_fd: int, early: EarlySignal
     if early.received is not None:
         on_signal(early.received)
 
-    reader, writer = await _streams(protocol_fd)
+    try:
+        reader, writer = await _streams(protocol_fd)
+    except (ValueError, OSError) as error:  # a terminal or a file, not an editor's pipe
+        print(
+            f"ink acp: stdin and stdout must be pipes from an ACP client ({error})", file=sys.stderr
+        )
+        return 2
     agent = InkAgent(open_args)
     # InkAgent implements the methods it supports; for the others the SDK's router
     # answers "method not found", so it is not the whole `acp.Agent` protocol.
