@@ -234,3 +234,38 @@ async def test_stdin_closed_mid_run_settles_and_exits_zero(
     assert await asyncio.to_thread(server.disconnected.wait, WITHIN)
     with pytest.raises(ConnectionError):
         await running
+
+
+async def test_queued_input_can_be_taken_back(
+    server: ScriptedServer, workspace: Path, env: dict[str, str]
+) -> None:
+    from acp import RequestError
+
+    gate = Gate()
+    server.push(text_reply("first", gate=gate))
+    async with spawn_acp(server, workspace, env) as acp:
+        session = await acp.start(workspace)
+        running = asyncio.ensure_future(
+            acp.conn.prompt(session_id=session, prompt=[text_block("go")])
+        )
+        await wait_gate(gate)
+        ids = []
+        for text in ("A", "B", "C"):
+            queued = await acp.conn.prompt(
+                session_id=session, prompt=[text_block(text)], ink={"deliverAs": "follow_up"}
+            )
+            assert queued.field_meta is not None
+            ids.append(queued.field_meta["ink"]["queued"]["id"])
+        removed = await acp.conn.ext_method(
+            "ink/remove_queued", {"sessionId": session, "id": ids[1]}
+        )
+        assert removed["removed"]["text"] == "B"
+        with pytest.raises(RequestError):
+            await acp.conn.ext_method("ink/remove_queued", {"sessionId": session, "id": ids[1]})
+        cleared = await acp.conn.ext_method("ink/clear_queue", {"sessionId": session})
+        assert [e["text"] for e in cleared["removed"]] == ["A", "C"]
+        gate.open()
+        assert (await asyncio.wait_for(running, WITHIN)).stop_reason == "end_turn"
+        last_queue = [p for m, p in acp.client.notes if m == "ink/queue_update"][-1]
+        assert last_queue["entries"] == []
+    assert len(server.requests) == 1

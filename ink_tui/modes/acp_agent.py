@@ -16,6 +16,8 @@ What it promises a client (protocol v1; docs/acp.md maps every method):
 - `session/prompt`, `session/cancel`, `session/set_mode`: see `acp_session`.
 - `_session/steering` {sessionId, prompt}: a steer for the running prompt, `injected`;
   `failed` with a reason when no prompt runs (the client then sends a prompt).
+- `_ink/remove_queued` {sessionId, id} and `_ink/clear_queue` {sessionId}: queued input
+  taken back before the loop takes it; each answers what it removed.
 - The connection's end (stdin closed) or a signal closes every session: runs aborted
   and settled, sessions saved, their processes stopped.
 """
@@ -46,11 +48,20 @@ from acp.schema import (
 
 from ink_tui import __version__
 from ink_tui.api.session import AgentSession
+from ink_tui.api.session_results import QueueEntryGone
 from ink_tui.modes.acp_outbox import Outbox
 from ink_tui.modes.acp_prompt import prompt_text
 from ink_tui.modes.acp_replay import replay
 from ink_tui.modes.acp_session import AcpSession
-from ink_tui.modes.acp_types import INPUT_RESTORED, META_KEY, MODE_IDS, QUEUE_UPDATE, STEERING
+from ink_tui.modes.acp_types import (
+    CLEAR_QUEUE,
+    INPUT_RESTORED,
+    META_KEY,
+    MODE_IDS,
+    QUEUE_UPDATE,
+    REMOVE_QUEUED,
+    STEERING,
+)
 
 log = logging.getLogger(__name__)
 
@@ -159,9 +170,21 @@ class InkAgent:
             await session.cancel()
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        session = self._session(str(params.get("sessionId")))
+        if method == REMOVE_QUEUED:
+            entry = params.get("id")
+            if not isinstance(entry, int):
+                raise RequestError.invalid_params({"details": "`id` (a queue entry's) is missing"})
+            try:
+                removed = session.session.remove(entry)
+            except QueueEntryGone as error:
+                raise RequestError.invalid_params({"details": str(error)}) from None
+            return {"removed": {"id": removed.id, "text": removed.text, "mode": removed.mode}}
+        if method == CLEAR_QUEUE:
+            cleared = session.session.clear_queue()
+            return {"removed": [{"id": e.id, "text": e.text, "mode": e.mode} for e in cleared]}
         if method != STEERING:
             raise RequestError.method_not_found(f"_{method}")
-        session = self._session(str(params.get("sessionId")))
         blocks = params.get("prompt")
         if not isinstance(blocks, list):
             raise RequestError.invalid_params({"details": "`prompt` must be content blocks"})

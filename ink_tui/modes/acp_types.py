@@ -37,6 +37,9 @@ QUEUE_UPDATE: Final = "ink/queue_update"
 INPUT_RESTORED: Final = "ink/input_restored"
 # The steering extension the Claude Code and Codex adapters ship (`_session/steering`).
 STEERING: Final = "session/steering"
+# Taking queued input back before the loop takes it (session/inject's revoke_inject).
+REMOVE_QUEUED: Final = "ink/remove_queued"
+CLEAR_QUEUE: Final = "ink/clear_queue"
 
 # `session/set_mode` picks ink's approval policy.
 MODES: Final = (
