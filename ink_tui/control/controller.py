@@ -48,7 +48,9 @@ from ink_tui.control.shell_run import run_shell_line
 from ink_tui.control.subagents import AgentGone, RunningAgent, Subagents
 from ink_tui.core.abort import AbortController, AbortError
 from ink_tui.core.compaction import CompactionBackoff
+from ink_tui.core.context_window import context_tokens, fixed_tokens, window_of
 from ink_tui.core.events import (
+    ContextUsage,
     Event,
     Notice,
     Rewound,
@@ -62,7 +64,7 @@ from ink_tui.core.loop import AgentLoop, LoopResult
 from ink_tui.core.messages import Message, QueueMode, UserMessage, new_entry_id
 from ink_tui.core.provider_api import Provider
 from ink_tui.core.sentence import sentence
-from ink_tui.core.tool_api import BeforeTool, Tool
+from ink_tui.core.tool_api import BeforeTool, Tool, spec_of
 
 if TYPE_CHECKING:
     from ink_tui.control.jobs import JobsWatcher
@@ -271,6 +273,13 @@ class RunController(QueueCommands):
             raise RuntimeError("a run is in progress: stop it first (Esc), then rewind")
         self.history[:] = history
         self._emit(rewound)
+        # The context gauge goes back too: an estimate until the next request reports.
+        fixed = fixed_tokens(self.system_prompt, [spec_of(tool) for tool in self.tools])
+        self._emit(
+            ContextUsage(
+                tokens=context_tokens(self.history, fixed), context_window=window_of(self.provider)
+            )
+        )
 
     def interrupt(self) -> InterruptOutcome:
         """Ctrl+C / Escape. Idle is left to the front end (clear editor, quit hint)."""

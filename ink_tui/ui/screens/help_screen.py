@@ -22,7 +22,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("Up, Down", "earlier inputs (on the first or last row)"),
     ("Alt+Up", "queued input back into the editor"),
     ("Ctrl+C", "interrupt the run; idle: copy the selection, else clear, twice to quit"),
-    ("Escape", "interrupt the run; close a menu"),
+    ("Escape", "interrupt the run; close a menu; twice on an empty input: rewind"),
     ("Ctrl+D", "quit, when the input is empty"),
     ("Ctrl+T", "show or hide thinking"),
     ("Ctrl+O", "fold or unfold tool output"),
