@@ -230,3 +230,29 @@ def test_a_reader_that_keeps_up_gets_every_delta_as_it_was() -> None:
         writer.send(event)
     assert writer.close(30)
     assert pipe.lines() == sent
+
+
+def _pi_delta(index: int, text: str, kind: str = "text_delta") -> dict[str, Any]:
+    inner = {"type": kind, "contentIndex": index, "delta": text}
+    return {"type": "message_update", "usage": {}, "assistantMessageEvent": inner}
+
+
+def test_pi_deltas_merge_for_a_reader_that_stays_away_and_are_never_dropped() -> None:
+    pipe = _Pipe()
+    writer = LineWriter(pipe, gap=0.0, behind_bytes=2000, delta_limit_bytes=20_000)
+    pipe.open.clear()  # the reader pauses
+    sent: list[dict[str, Any]] = []
+    for n in range(300):  # past the limit: still merged, not dropped
+        sent.append(_pi_delta(0, f"t{n}," * 20))
+    sent.append(_pi_delta(1, "thinking", kind="thinking_delta"))
+    sent.append({"type": "message_update", "assistantMessageEvent": {"type": "text_end"}})
+    for event in sent:
+        writer.send(event)
+    pipe.open.set()
+    assert writer.close(30)
+    lines = pipe.lines()
+    assert len(lines) < 50 and all(line["type"] == "message_update" for line in lines)
+    inner = [line["assistantMessageEvent"] for line in lines]
+    written = "".join(i["delta"] for i in inner if i["type"] == "text_delta")
+    assert written == "".join(f"t{n}," * 20 for n in range(300))
+    assert [i["type"] for i in inner][-2:] == ["thinking_delta", "text_end"]

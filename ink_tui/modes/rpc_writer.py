@@ -99,14 +99,14 @@ class _Delta:
     def __init__(self, key: tuple[Any, ...], event: Mapping[str, Any]) -> None:
         self.key = key
         self.event = event
-        text: str = event["delta"]["text"]
+        text = _delta_text(event)
         self.texts = [text]
         self.seq_first = self.seq = event.get("seq")
         self.size = _DELTA_OVERHEAD + len(text)
 
     def add(self, event: Mapping[str, Any]) -> int:
         """Merge `event` in; returns what it adds to the line's size."""
-        text: str = event["delta"]["text"]
+        text = _delta_text(event)
         self.texts.append(text)
         self.seq = event.get("seq")
         self.size += len(text)
@@ -116,13 +116,35 @@ class _Delta:
         if len(self.texts) == 1:
             return encode_line(self.event)
         event = self.event
+        joined = "".join(self.texts)
+        if self.key[0] == _PI:
+            inner = event["assistantMessageEvent"]
+            return encode_line({**event, "assistantMessageEvent": {**inner, "delta": joined}})
         merged = {
             **event,
             "seq": self.seq,
             "seq_first": self.seq_first,
-            "delta": {**event["delta"], "text": "".join(self.texts)},
+            "delta": {**event["delta"], "text": joined},
         }
         return encode_line(merged)
+
+
+# pi's dialect (rpc_pi_events.py): `message_update` with `assistantMessageEvent`.
+_PI = "pi"
+_PI_DELTAS = ("text_delta", "thinking_delta")
+
+
+def _delta_text(event: Mapping[str, Any]) -> str:
+    inner = event.get("assistantMessageEvent")
+    text: str = inner["delta"] if isinstance(inner, Mapping) else event["delta"]["text"]
+    return text
+
+
+def _copy_delta(event: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy: the merged line is written later, from what the event said now."""
+    if "assistantMessageEvent" in event:
+        return {**event, "assistantMessageEvent": dict(event["assistantMessageEvent"])}
+    return {**event, "delta": dict(event["delta"])}
 
 
 class _Dropped:
@@ -170,6 +192,12 @@ def _size(item: _Item) -> int:
 
 def _delta_key(obj: Mapping[str, Any]) -> tuple[Any, ...] | None:
     if obj.get("type") != "message_update":
+        return None
+    inner = obj.get("assistantMessageEvent")
+    if isinstance(inner, Mapping):
+        # pi's: merged too, never dropped (pi's clients know no `output_dropped`).
+        if inner.get("type") in _PI_DELTAS and isinstance(inner.get("delta"), str):
+            return (_PI, inner.get("contentIndex"), inner.get("type"))
         return None
     delta = obj.get("delta")
     if not isinstance(delta, Mapping) or not isinstance(delta.get("text"), str):
@@ -231,7 +259,7 @@ class LineWriter:
         last = self._pending[-1] if self._pending else None
         if waiting < self._behind:
             self._append(encode_line(obj))
-        elif waiting >= self._delta_limit:
+        elif waiting >= self._delta_limit and key[0] != _PI:
             if isinstance(last, _Dropped) and last.session_id == obj.get("session_id"):
                 last.add(obj)
             else:
@@ -239,8 +267,7 @@ class LineWriter:
         elif isinstance(last, _Delta) and last.key == key:
             self._pending_bytes += last.add(obj)
         else:
-            # A copy: the merged line is written later, from what the event said now.
-            self._append(_Delta(key, {**obj, "delta": dict(obj["delta"])}))
+            self._append(_Delta(key, _copy_delta(obj)))
 
     def _append(self, item: _Item) -> None:
         self._pending.append(item)
