@@ -164,3 +164,14 @@ async def test_a_session_that_changed_no_file_offers_the_conversation_only(
         await wait_until(pilot, lambda: "Restored the conversation" in shown(app))
         assert app.prompt.text == "second question"
         assert "Two." not in shown(app) and "One." in shown(app)
+
+
+def test_an_answers_excerpt_in_the_tree_shows_its_words_not_its_markdown() -> None:
+    from ink_tui.ui.screens.tree_view import plain_markdown
+
+    assert plain_markdown("Hi! I'm **ink's demo**, see [docs](http://x) and `code`") == (
+        "Hi! I'm ink's demo, see docs and code"
+    )
+    assert (
+        plain_markdown("## What I saw\n- one\n1. two\n> quoted") == "What I saw\none\ntwo\nquoted"
+    )

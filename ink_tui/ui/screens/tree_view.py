@@ -10,6 +10,7 @@ Enter (or a click) picks a row; the result is its entry id, or None when cancell
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ink_tui.session.entries import UserEntry
@@ -62,11 +63,25 @@ def tree_rows(tree: SessionTree) -> list[TreeRow]:
 def _row(node: TreeNode, depth: int, on_branch: bool, here: bool) -> TreeRow:
     item = tree_item(node, on_branch)
     is_user = item["role"] == "user"
-    text = first_line(str(item.get("text") or ""), TEXT_WIDTH)
+    raw = str(item.get("text") or "")
+    text = first_line(raw if is_user else plain_markdown(raw), TEXT_WIDTH)
     if not is_user:
         role = str(item["role"])
         text = f"↳ {ROLE_NAMES.get(role, role)}: {text}"
     return TreeRow(node.id, depth, text, item["time"], on_branch, here, is_user)
+
+
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MARKS = re.compile(r"(\*\*|__|`+|~~)")
+_LINE_MARKS = re.compile(r"^\s{0,3}(#{1,6}\s+|>\s?|[-*+]\s+|\d+[.)]\s+)")
+
+
+def plain_markdown(text: str) -> str:
+    """An answer's markdown as the words it shows, for a one-line excerpt: no heading,
+    list or quote marks, no emphasis or code ticks, a link's text without its address
+    (the user's own text is shown as typed)."""
+    lines = [_LINE_MARKS.sub("", line) for line in text.splitlines()]
+    return _MARKS.sub("", _LINK.sub(r"\1", "\n".join(lines)))
 
 
 def picker_row(row: TreeRow) -> PickerRow:
