@@ -47,7 +47,8 @@ MODULES: dict[str, tuple[str, int]] = {
     "serve": ("benchmarks.fig7_serve", 3),
     "resume": ("benchmarks.fig8_resume", 5),
     "big_session": ("benchmarks.fig9_big_session", 3),
-    "subagents": ("benchmarks.fig10_subagents", 3),
+    "pace": ("benchmarks.fig10_pace", 3),
+    "subagents": ("benchmarks.fig12_subagents", 3),
     "rewind": ("benchmarks.fig13_rewind", 3),
 }
 

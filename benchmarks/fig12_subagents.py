@@ -1,4 +1,4 @@
-"""Figure 10, sub-agents: typing while 8 sub-agents stream at once, and Ctrl+C of the tree.
+"""Figure 12, sub-agents: typing while 8 sub-agents stream at once, and Ctrl+C of the tree.
 
 Both drive the real app in-process, as figures 3 and 5 do (frames rendered as for a
 terminal, then dropped; keys sent the way a terminal driver's input thread sends them),
@@ -183,7 +183,7 @@ def measure(quick: bool, runs: int) -> dict[str, list[Any]]:
     presses = QUICK_PRESSES if quick else PRESSES
     with AgentsServer() as server:
         args = ["--root", server.root, "--presses", str(presses)]
-        return {"ink": [run_child("fig10_subagents", args) for _ in range(runs)]}
+        return {"ink": [run_child("fig12_subagents", args) for _ in range(runs)]}
 
 
 def summarize(samples: dict[str, list[Any]]) -> dict[str, float]:
