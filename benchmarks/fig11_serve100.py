@@ -1,10 +1,10 @@
 """Figure 11, `ink serve` at 100 sessions, each streaming 1 KB/s with one SSE client (#24).
 
 Each run is a fresh child process that starts its own loopback model server
-(`benchmarks.serve_clients.ModelServer`: `benchmarks.stamped_server`'s answers with a
-listen queue for 100 connections at once; its CPU is read too) and a real `ink serve`
-(`benchmarks.fig7_serve.InkServe`: empty home and workspace, `--base-url` to that
-server). It then:
+(`benchmarks.serve_model`: `benchmarks.stamped_server`'s answers, every stream paced
+by one thread, with a listen queue for 100 connections at once; its CPU is read too)
+and a real `ink serve` (`benchmarks.fig7_serve.InkServe`: empty home and workspace,
+`--base-url` to that server). It then:
 
 1. creates `SESSIONS` sessions and opens one SSE stream for each
    (`benchmarks.serve_clients`: httpx `aiter_raw()`, all in this process's one asyncio
@@ -50,13 +50,13 @@ from typing import Any
 from benchmarks.common import Sample, median, percentile, run_child, write_json
 from benchmarks.fig7_serve import InkServe
 from benchmarks.serve_clients import (
-    ModelServer,
     StreamClient,
     open_streams,
     process_cpu_s,
     prompt,
     vm_kib,
 )
+from benchmarks.serve_model import ModelServer
 from benchmarks.stamped_server import stamped_url
 
 SESSIONS = 100

@@ -7,12 +7,6 @@ type from the `event:` line, the send-time markers (`benchmarks.stamped_server.M
 of a `message_update` by one regex over the raw bytes, and JSON only for `agent_settled`.
 The clients' own CPU is measured (`process_cpu_s`) and reported beside the server's, so
 a reader can see they were not the bottleneck.
-
-`ModelServer` is `benchmarks.stamped_server`'s model server (the same handler and
-`/stamped/` answers) with a listen queue deep enough for 100 sessions connecting at
-once. The stock `ThreadingHTTPServer` queues 5 connections: the 6th of a burst has its
-SYN dropped and connects a second later (TCP's retransmission), so with 100 sessions
-their streams would start seconds apart and no window would lie in all of them.
 """
 
 from __future__ import annotations
@@ -22,15 +16,12 @@ import json
 import os
 import time
 from dataclasses import dataclass, field
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from benchmarks.common import ServerProcess
-from benchmarks.loopback import _Log
-from benchmarks.stamped_server import MARKER, make_stamped_handler
+from benchmarks.stamped_server import MARKER
 
 PROMPT = "Write the long answer."
 
@@ -109,29 +100,3 @@ def vm_kib(pid: int, name: str) -> int:
         if line.startswith(f"{name}:"):
             return int(line.split()[1])
     raise RuntimeError(f"no {name} in /proc/{pid}/status")
-
-
-class _DeepQueueServer(ThreadingHTTPServer):
-    request_queue_size = 1024
-    daemon_threads = True
-
-
-def serve_model() -> None:
-    httpd = _DeepQueueServer(("127.0.0.1", 0), make_stamped_handler(_Log()))
-    print(f"PORT {httpd.server_address[1]}", flush=True)
-    httpd.serve_forever(poll_interval=0.05)
-
-
-class ModelServer(ServerProcess):
-    """`with ModelServer() as model: stamped_url(model.root, ...)`; `model.pid` for its CPU."""
-
-    def __init__(self) -> None:
-        self.start("benchmarks.serve_clients", what="model server")
-
-    @property
-    def pid(self) -> int:
-        return self._proc.pid
-
-
-if __name__ == "__main__":
-    serve_model()
