@@ -33,7 +33,7 @@ import contextlib
 import logging
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from acp.exceptions import RequestError
 from acp.helpers import (
@@ -249,7 +249,10 @@ class AcpSession:
         except Exception:  # a projection bug must not stop the session's events
             log.exception("acp: could not project %s", event.get("type"))
 
-    def _project(self, event: PublicEvent) -> None:
+    def _project(self, public: PublicEvent) -> None:
+        # Read as a plain mapping: mypy 1.11 (the floor) does not narrow a union of
+        # TypedDicts by `match event["type"]`, and each case reads its own keys.
+        event: dict[str, Any] = cast("dict[str, Any]", public)
         agent = event.get("agent_id")
         match event["type"]:
             case "message_update" if agent is None:
@@ -268,7 +271,7 @@ class AcpSession:
             case "agent_end" if "usage" in event:
                 usage = event["usage"]
                 for key in self._usage:
-                    self._usage[key] += usage[key]  # type: ignore[literal-required]
+                    self._usage[key] += usage[key]
                 self._cached += usage["cached_tokens"]
             case "user_message" if agent is None and event["kind"] != "prompt":
                 chunk = UserMessageChunk(
