@@ -33,9 +33,11 @@ Measured over the window:
 - `rss_mib` (target <= 200): the server's peak RSS (`VmHWM`) once every run has settled;
   beside it the idle RSS at start and `VmRSS` at the window's close;
 - for the reader to judge the measurement: the clients' own CPU (this process, all
-  threads: `client_cpu_pct`), the model server's (`model_cpu_pct`), and the share of the
-  window the server's threads were runnable but had no CPU (`server_wait_pct`, from
-  schedstat: the other processes of the benchmark, and the machine).
+  threads: `client_cpu_pct`), how late their loop ran a 10 ms timer (`client_lag_p99_ms`:
+  a lagging client would stamp its own delay), the model server's CPU
+  (`model_cpu_pct`), and the time the server's threads were runnable but had no CPU, as
+  a share of the window summed over its threads (`server_wait_pct`, from schedstat: the
+  other processes of the benchmark, and the machine).
 """
 
 from __future__ import annotations
@@ -50,6 +52,7 @@ from typing import Any
 from benchmarks.common import Sample, median, percentile, run_child, write_json
 from benchmarks.fig7_serve import InkServe
 from benchmarks.serve_clients import (
+    LoopLag,
     StreamClient,
     open_streams,
     process_cpu_s,
@@ -62,13 +65,16 @@ from benchmarks.stamped_server import stamped_url
 SESSIONS = 100
 QUICK_SESSIONS = 10
 RATE = 1024
-# A write every 20 ms: a server flushing what its model made meanwhile (5 small SSE
-# events at 1 KB/s), 50 writes a second per session, 5,000 for 100 sessions.
+# A write every 20 ms, as a server flushing what its model made meanwhile: 20 bytes of
+# text (the ~15-character marker, then 4-character deltas), 50 writes a second per
+# session, 5,000 for 100 sessions.
 TICK_MS = 20
 STREAM_S = 30.0
 WARMUP_S = 5.0
 WINDOW_S = 15.0
-QUICK_STREAM_S = 3.0
+# Quick: 2 s of margin after the window, so that a busy machine (the test suite) does
+# not end a stream before the window closes.
+QUICK_STREAM_S = 4.0
 QUICK_WARMUP_S = 0.5
 QUICK_WINDOW_S = 1.5
 TIMEOUT_S = 120.0
@@ -126,7 +132,8 @@ async def measure_once(
                     opened = time.monotonic()
                     cpu0, wait0 = process_cpu_s(pid), server.runqueue_s()
                     model0, self0 = process_cpu_s(model_pid), time.process_time()
-                    await asyncio.sleep(window_s)
+                    lag = LoopLag()
+                    await lag.run(opened + window_s)
                     closed = time.monotonic()
                     cpu, wait = process_cpu_s(pid) - cpu0, server.runqueue_s() - wait0
                     model_cpu, self_cpu = (
@@ -165,6 +172,7 @@ async def measure_once(
         "window_rss_mib": window_rss,
         "rss_mib": peak_rss,
         "client_cpu_pct": 100 * self_cpu / wall,
+        "client_lag_p99_ms": percentile(lag.lags_ms, 99),
         "model_cpu_pct": 100 * model_cpu / wall,
         "server_wait_pct": 100 * wait / wall,
     }
@@ -190,6 +198,7 @@ _MEDIANS = (
     "window_rss_mib",
     "deltas_per_s",
     "client_cpu_pct",
+    "client_lag_p99_ms",
     "model_cpu_pct",
     "server_wait_pct",
 )

@@ -100,3 +100,16 @@ def vm_kib(pid: int, name: str) -> int:
         if line.startswith(f"{name}:"):
             return int(line.split()[1])
     raise RuntimeError(f"no {name} in /proc/{pid}/status")
+
+
+@dataclass
+class LoopLag:
+    """How late this event loop runs a 10 ms timer: if the clients' loop lags, the
+    latency it stamps is its own, not the server's."""
+
+    lags_ms: list[float] = field(default_factory=list)
+
+    async def run(self, until: float) -> None:
+        while (now := time.monotonic()) < until:
+            await asyncio.sleep(0.010)
+            self.lags_ms.append((time.monotonic() - now - 0.010) * 1000)
