@@ -326,6 +326,52 @@ FIGURES: dict[str, tuple[str, list[Row]]] = {
             ),
         ],
     ),
+    "serve100": (
+        "11 ink serve, 100 sessions",
+        [
+            Row(
+                "11",
+                "model byte to SSE event p50, {serve100_sessions:g} sessions at "
+                "{serve100_kbps:g} KB/s",
+                "p50_ms",
+                "ms",
+            ),
+            Row(
+                "11",
+                "model byte to SSE event p99, {serve100_sessions:g} sessions at "
+                "{serve100_kbps:g} KB/s",
+                "p99_ms",
+                "ms",
+                None,
+                ("<=", 50),
+            ),
+            Row(
+                "11",
+                "server peak RSS, {serve100_sessions:g} sessions (vs idle)",
+                "rss_mib",
+                "MiB",
+                "idle_rss_mib",
+                ("<=", 200),
+            ),
+            Row(
+                "11",
+                "server CPU, % of one core (vs the SSE clients')",
+                "cpu_pct",
+                "%",
+                "client_cpu_pct",
+                ("<=", 25),
+            ),
+            Row("11", "server CPU per streamed delta (one model write)", "us_per_delta", "us"),
+            Row("11", "SSE clients' loop lag p99 (a 10 ms timer)", "client_lag_p99_ms", "ms"),
+            Row("11", "model server CPU, % of one core", "model_cpu_pct", "%"),
+            Row(
+                "11",
+                "server runnable but waiting for a CPU, % of the window",
+                "server_wait_pct",
+                "%",
+            ),
+        ],
+    ),
     "subagents": (
         "12 Sub-agents",
         [
@@ -417,6 +463,8 @@ def _is_number(value: object) -> bool:
 
 # Label fields when a figure failed and has no summary: the full-mode sizes.
 LABEL_DEFAULTS: dict[str, Any] = {
+    "serve100_sessions": 100,
+    "serve100_kbps": 1,
     "small": 10,
     "large": 20000,
     "size_kb": 200,

@@ -48,6 +48,7 @@ MODULES: dict[str, tuple[str, int]] = {
     "resume": ("benchmarks.fig8_resume", 5),
     "big_session": ("benchmarks.fig9_big_session", 3),
     "pace": ("benchmarks.fig10_pace", 3),
+    "serve100": ("benchmarks.fig11_serve100", 3),
     "subagents": ("benchmarks.fig12_subagents", 3),
     "rewind": ("benchmarks.fig13_rewind", 3),
 }
