@@ -71,6 +71,10 @@ def child_env(**extra: str) -> dict[str, str]:
     env["PYTHONPATH"] = os.pathsep.join(
         part for part in (str(REPO_ROOT), os.environ.get("PYTHONPATH", "")) if part
     )
+    # The one ink setting a pass chooses (fast paths off, for "What the fast paths buy"):
+    # scrubbed with the rest, every child of an off pass measured them on.
+    if "INK_NO_FAST_PATHS" in os.environ:
+        env["INK_NO_FAST_PATHS"] = os.environ["INK_NO_FAST_PATHS"]
     env.update(extra)
     return env
 
