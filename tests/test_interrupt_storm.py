@@ -11,7 +11,7 @@ wait (a 503 whose Retry-After asks for 30 s). Afterwards:
   to the model, exactly once;
 - every run settled: a `run_end` (aborted) for each `run_start`, state idle, nothing left
   queued;
-- the event loop never stalled: a heartbeat ticking every 10 ms was never 100 ms late.
+- the event loop never stalled: a heartbeat ticking every 10 ms was never 250 ms late.
 
 The seed is printed on failure; INK_STORM_SEED=<n> replays a storm.
 """
@@ -45,7 +45,10 @@ from tests.scripted_server import (
 
 RUNS = 50
 POINTS = ("first_byte", "mid_stream", "mid_tool", "mid_retry")
-MAX_LATE_S = 0.1
+# A stall this guards against (a blocking call on the loop) costs seconds. What a shared
+# 2-core machine costs the loop besides, with the reference thread's gaps taken out,
+# reached 126 ms in a CI run beside the floor suite (2026-12-02): no sign of a stall.
+MAX_LATE_S = 0.25
 
 
 def processes_with(marker: str) -> list[str]:
@@ -192,7 +195,7 @@ async def test_fifty_interrupts_lose_nothing_leak_nothing_and_never_stall(
     }
     assert set(sent) <= in_requests, where
 
-    # The event loop kept answering: never a tick 100 ms late, and it answers now.
+    # The event loop kept answering: never a tick 250 ms late, and it answers now.
     assert heartbeat.ticks > 0
     assert heartbeat.worst < MAX_LATE_S, (
         f"heartbeat {heartbeat.worst * 1000:.0f} ms late in {heartbeat.worst_at} {where}"
