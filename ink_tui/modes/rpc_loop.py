@@ -14,48 +14,17 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable
 from typing import IO, Any
 
 from ink_tui.api.session import AgentSession
 from ink_tui.core import strict_json
-from ink_tui.modes.rpc_commands import CommandError, SessionHost, dispatch
+from ink_tui.modes.rpc_commands import CommandError, SessionHost
+from ink_tui.modes.rpc_dialects import INK, Dialect
 from ink_tui.modes.rpc_signals import EXIT_SIGNALS
 from ink_tui.modes.rpc_writer import LineWriter
 
 log = logging.getLogger(__name__)
-
-Send = Callable[[Mapping[str, Any]], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Dialect:
-    """What a protocol dialect chooses: its commands, and its events."""
-
-    dispatch: Callable[[SessionHost, dict[str, Any]], Awaitable[Any]]
-    # A subscriber for one session's public events that sends the dialect's lines.
-    events: Callable[[AgentSession, Send], Callable[[Any], None]]
-    # Commands answered beside the stdin reader (they wait for a run).
-    beside: frozenset[str]
-
-
-def _ink_events(session: AgentSession, send: Send) -> Callable[[Any], None]:
-    return send
-
-
-INK = Dialect(dispatch, _ink_events, frozenset({"abort", "bash"}))
-
-
-def dialect_named(name: str) -> Dialect:
-    """ "ink" (docs/rpc.md) or "pi" (pi's RPC protocol, its own modules)."""
-    if name == "ink":
-        return INK
-    if name == "pi":
-        from ink_tui.modes.rpc_pi_dialect import PI
-
-        return PI
-    raise ValueError(f"unknown RPC dialect {name!r}: 'ink' or 'pi'")
 
 
 class RpcHost(SessionHost):

@@ -58,7 +58,8 @@ def main(
     early.install()
 
     from ink_tui import event_loop
-    from ink_tui.modes.rpc_loop import dialect_named, run_rpc
+    from ink_tui.modes.rpc_dialects import dialect_named
+    from ink_tui.modes.rpc_loop import run_rpc
     from ink_tui.modes.rpc_writer import LineWriter
     from ink_tui.tools.job_exit import guard_exit
 

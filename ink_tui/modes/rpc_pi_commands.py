@@ -27,7 +27,13 @@ from ink_tui.api.session import QueueEntryGone, SessionBusy
 from ink_tui.control.input_queue import TAKE_MODES
 from ink_tui.core.choices import Choice, one_of
 from ink_tui.core.messages import QueueMode
-from ink_tui.modes.rpc_commands import Command, CommandError, SessionHost
+from ink_tui.modes.rpc_commands import (  # the same field checks
+    Command,
+    CommandError,
+    SessionHost,
+    _optional_text,
+    _text,
+)
 from ink_tui.modes.rpc_pi_bash import run_bash, run_compaction
 from ink_tui.modes.rpc_pi_events import queue_entry
 from ink_tui.modes.rpc_pi_extras import EXTRAS
@@ -41,24 +47,6 @@ if TYPE_CHECKING:
 # Commands answered beside the stdin reader: they wait for a run to end, and the
 # client may send others meanwhile (an abort for a bash, say).
 BESIDE = frozenset({"abort", "bash", "abort_bash", "compact"})
-
-
-def _text(command: Mapping[str, Any], field: str) -> str:
-    value = command.get(field)
-    if not isinstance(value, str):
-        raise CommandError(
-            f"`{field}` must be a string" if field in command else f"`{field}` is missing"
-        )
-    if not value.strip():
-        raise CommandError(f"`{field}` is empty")
-    return value
-
-
-def _optional_text(command: Mapping[str, Any], field: str) -> str | None:
-    value = command.get(field)
-    if value is not None and not isinstance(value, str):
-        raise CommandError(f"`{field}` must be a string")
-    return value
 
 
 def _mode(command: Mapping[str, Any], field: str, allowed: tuple[Choice, ...]) -> Choice:

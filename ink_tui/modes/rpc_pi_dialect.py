@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ink_tui.modes.rpc_loop import Dialect, Send
+from ink_tui.modes.rpc_dialects import Dialect, Send
 from ink_tui.modes.rpc_pi_commands import BESIDE, dispatch
 from ink_tui.modes.rpc_pi_events import PiEventProjection
 from ink_tui.modes.rpc_pi_messages import provider_api
