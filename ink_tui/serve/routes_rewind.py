@@ -38,7 +38,7 @@ from starlette.routing import Route
 
 from ink_tui.api.session import AgentSession
 from ink_tui.serve.responses import BadRequest, answer, choice, error, json_body, redactor_of
-from ink_tui.serve.routes_sessions import registry_of, served_of
+from ink_tui.serve.routes_sessions import open_in_registry, served_of
 from ink_tui.serve.sessions import ServedSession
 from ink_tui.session.rewind import RESTORES, RewindRefused
 
@@ -174,26 +174,10 @@ async def fork(request: Request) -> Response:
 
 async def _open_fork(request: Request, forked: dict[str, Any]) -> Response:
     """The forked session opened here, refused as `POST /api/sessions` refuses."""
-    from ink_tui.api.session_open import ModelConfigError
-    from ink_tui.serve.sessions import RegistryClosed
-    from ink_tui.session.catalog import SessionLookupError
-    from ink_tui.session.session_lock import SessionLocked
-    from ink_tui.session.session_reader import SessionFileError
-
-    try:
-        opened, _ = await registry_of(request).open(forked["session_id"])
-    except SessionLocked as locked:
-        return error(request, 409, "locked", str(locked))
-    except SessionLookupError as lookup:
-        return error(request, 404, "not_found", str(lookup))
-    except SessionFileError as unreadable:
-        return error(request, 422, "unreadable", str(unreadable))
-    except ModelConfigError as config:
-        return error(request, 500, "config", str(config))
-    except RegistryClosed as stopping:
-        return error(request, 503, "stopping", str(stopping))
-    except OSError as store:
-        return error(request, 500, "store", str(store))
+    opening = await open_in_registry(request, forked["session_id"])
+    if isinstance(opening, Response):
+        return opening
+    opened, _ = opening
     return answer(request, {"session_id": opened.id, "text": forked["text"]}, 201)
 
 

@@ -44,12 +44,6 @@ async def list_sessions(request: Request) -> Response:
 
 
 async def open_session(request: Request) -> Response:
-    from ink_tui.api.session_open import ModelConfigError
-    from ink_tui.serve.sessions import RegistryClosed
-    from ink_tui.session.catalog import SessionLookupError
-    from ink_tui.session.session_lock import SessionLocked
-    from ink_tui.session.session_reader import SessionFileError
-
     try:
         body = await json_body(request)
         resume = optional_str(body, "resume")
@@ -57,8 +51,27 @@ async def open_session(request: Request) -> Response:
             raise BadRequest("`resume` is empty: give the start of a session id")
     except BadRequest as bad:
         return error(request, 400, "bad_request", str(bad))
+    opening = await open_in_registry(request, resume)
+    if isinstance(opening, Response):
+        return opening
+    served, opened = opening
+    return answer(request, {"session": served.state()}, 201 if opened else 200)
+
+
+async def open_in_registry(
+    request: Request, resume: str | None
+) -> tuple[ServedSession, bool] | Response:
+    """Open (or find) a session in the server's registry, or the refusal as an answer:
+    held elsewhere 409, unknown 404, unreadable 422, the model's config or the store
+    500, the server stopping 503 (also for a fork, routes_rewind.py)."""
+    from ink_tui.api.session_open import ModelConfigError
+    from ink_tui.serve.sessions import RegistryClosed
+    from ink_tui.session.catalog import SessionLookupError
+    from ink_tui.session.session_lock import SessionLocked
+    from ink_tui.session.session_reader import SessionFileError
+
     try:
-        served, opened = await registry_of(request).open(resume)
+        return await registry_of(request).open(resume)
     except SessionLocked as locked:
         return error(request, 409, "locked", str(locked))
     except SessionLookupError as lookup:
@@ -71,7 +84,6 @@ async def open_session(request: Request) -> Response:
         return error(request, 503, "stopping", str(stopping))
     except OSError as store:
         return error(request, 500, "store", str(store))
-    return answer(request, {"session": served.state()}, 201 if opened else 200)
 
 
 async def show_session(request: Request) -> Response:
