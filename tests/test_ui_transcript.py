@@ -604,7 +604,8 @@ async def test_a_fence_in_an_unknown_language_shows_as_plain_code_and_is_looked_
     async with running() as (pilot, transcript, bus):
         publish_all(bus, *deltas("Here:\n\n```nosuchlang\nlet x = <b>1</b>\n"))
         for _ in range(3):  # the open fence is drawn again frame after frame
-            await pilot.pause(0.03)
+            await pilot.pause()
+            transcript.flush_now()
             bus.publish(TextDelta(text="x\n"))
         publish_all(bus, *deltas("```\n\ndone"))
         bus.publish(MessageEnd(message=AssistantMessage(text="")))

@@ -17,7 +17,10 @@ from __future__ import annotations
 import importlib
 import os
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 DISABLE_VAR = "INK_NO_FAST_PATHS"
 """`INK_NO_FAST_PATHS=1` turns every speed trick off; a comma-separated list of names
@@ -52,6 +55,12 @@ FAST_PATHS: tuple[FastPath, ...] = (
         "placed_rows",
         "fastpaths.rich_style_sum",
         "rich.style.Style._add's lru_cache (__wrapped__), Strip._segments",
+    ),
+    FastPath(
+        "terminal_scroll",
+        "fastpaths.terminal_scroll",
+        "App._display (wrapped on ink's App), CompositorUpdate.render_segments, "
+        "Compositor.visible_widgets, Widget._repaint_regions and _styles_cache.clear()",
     ),
     FastPath(
         "answer_syntax",
@@ -160,13 +169,18 @@ def install_key_fixes() -> None:
         install_alt_enter()
 
 
-def install_app_patches() -> None:
-    """What a Textual app of ink's installs once: the key fixes and the strip caches."""
+def install_app_patches(app_class: type[App[Any]] | None = None) -> None:
+    """What a Textual app of ink's installs once: the key fixes, the strip caches, and
+    on `app_class` (ink's own App, not Textual's) the terminal's scrolling."""
     install_key_fixes()
     if enabled("strip_caches"):
         from ink_tui.fastpaths import textual_strips
 
         textual_strips.install()
+    if app_class is not None and enabled("terminal_scroll"):
+        from ink_tui.fastpaths import terminal_scroll
+
+        terminal_scroll.install(app_class)
 
 
 def reset() -> None:

@@ -125,7 +125,7 @@ class InkApp(App[None]):
         self.config = config
         self.sessions: AppSessions | None = None
         self.binding: SessionBinding | None = None
-        install_app_patches()
+        install_app_patches(InkApp)
         self.bus = EventBus()
         self.start = AppStart(self, make_controller, freeze_startup_heap)
         self.controller: RunController | None = None

@@ -20,7 +20,7 @@ a click on a tool call does the same. A task row holds its sub-agent's transcrip
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, Literal, Self, TypeVar
 
 from textual.binding import Binding, BindingType
 from textual.events import Resize
@@ -33,6 +33,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from ink_tui.control.bus import EventBus
+from ink_tui.fastpaths import enabled
 from ink_tui.fastpaths.gc_policy import freeze_long_lived
 from ink_tui.ui.blocks.answer_block import AnswerBlock
 from ink_tui.ui.blocks.block import Block, Look
@@ -45,6 +46,7 @@ from ink_tui.ui.blocks.user_block import UserBlock
 from ink_tui.ui.widgets.transcript_cursor import Foldable, FoldCursor
 from ink_tui.ui.widgets.transcript_lines import BlockLines
 from ink_tui.ui.widgets.transcript_look import COMPONENT_CLASSES, COMPONENT_CSS, TranscriptLook
+from ink_tui.ui.widgets.transcript_repaint import RowRepaint
 from ink_tui.ui.widgets.transcript_rows import (
     SCREENS_KEPT,
     PlacedRows,
@@ -63,7 +65,7 @@ if TYPE_CHECKING:
     from ink_tui.core.messages import ToolCall, UserKind
     from ink_tui.core.tool_api import ToolResult
 
-FRAME_S = 1 / 60
+FRAME_S = 1 / 30
 # Between two steps of measuring blocks off screen (see `BlockLines.measure`): each step
 # takes a few milliseconds, and input waiting behind one is handled in this pause. A
 # whole frame between steps left the CPU idle two thirds of the time, so a resumed
@@ -104,6 +106,11 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
         """The view was emptied for a new one (/clear, /new, a resumed session)."""
 
     def __init__(self, bus: EventBus, *, id: str | None = None, classes: str | None = None) -> None:
+        # Before Textual's own set-up, which refreshes (see `refresh`).
+        self._repaint = RowRepaint()
+        # Who moves scroll_y: the user or Textual (""), this widget's frame ("frame",
+        # drawing every row itself) or the terminal ("terminal", see `_repaint_at`).
+        self._scroll_owner: Literal["", "frame", "terminal"] = ""
         super().__init__(id=id, classes=classes)
         self._bus = bus
         self._unsubscribe: Callable[[], None] = lambda: None
@@ -284,7 +291,7 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
         self._lines.clear()
         self._rows.clear()
         self._framed.forget()
-        self._following = True
+        self._set_following(True)
         self._marker = False
         # Nothing is left to measure, so no frame would shrink the scrollable area.
         self.virtual_size = Size(0, 0)
@@ -309,18 +316,28 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
 
     def follow(self) -> None:
         """Jump to the end and keep following new output."""
-        self._following = True
+        self._set_following(True)
         self._set_marker(False)
         self.flush_now()
         self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        super().watch_scroll_y(old_value, new_value)
+        if self._scroll_owner == "terminal":
+            # The rows on screen are moved by the terminal: no repaint of them all.
+            if self.show_vertical_scrollbar:
+                self.vertical_scrollbar.position = new_value
+        else:
+            super().watch_scroll_y(old_value, new_value)
+            if not self._scroll_owner:
+                self._repaint.forget()
         # Growth of the content never moves scroll_y, so only the user (or our own
         # scrolling to the end) gets here: at the bottom means "follow", elsewhere "stay".
-        self._following = new_value >= self.max_scroll_y
+        self._set_following(new_value >= self.max_scroll_y)
         if self._following:
             self._set_marker(False)
+
+    def _set_following(self, following: bool) -> None:
+        self._following = following
 
     def _set_marker(self, shown: bool) -> None:
         if shown != self._marker:
@@ -480,10 +497,55 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
             # No layout of the screen: the transcript's own size stays, only what scrolls.
             self.set_reactive(Transcript.virtual_size, size)
             self._scroll_update(size)
-        y = self.max_scroll_y if top is None else top
-        if y != round(self.scroll_y):
-            self.scroll_to(y=y, animate=False, immediate=True, force=True)
-        self.refresh()
+        self._repaint_at(self.max_scroll_y if top is None else top)
+
+    def refresh(
+        self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
+    ) -> Self:
+        if repaint and not regions:
+            self._repaint.forget()  # drawn whole by other means: compare with nothing
+        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    def _repaint_at(self, top: int) -> None:
+        """Show the lines from `top` on, drawing only the rows unlike the last frame's."""
+        content = self.scrollable_content_region
+        look = self._look()
+        line = self._lines.line
+        rows = [line(top + row, look) for row in range(content.height)]
+        frame = None
+        if self.text_selection is None:
+            frame = (content.size, look, self._colours.base, self._marker)
+        plan = self._repaint.plan(top, rows, frame)
+        shift = top - round(self.scroll_y)
+        if plan.full or plan.shift != shift or (shift and not self._scroll_by_terminal(shift)):
+            if shift:
+                self._scroll_owner = "frame"
+                try:
+                    self.scroll_to(y=top, animate=False, immediate=True, force=True)
+                finally:
+                    self._scroll_owner = ""
+            super().refresh()
+            return
+        for start, cell, count in plan.spans:
+            super().refresh(Region(cell, start, content.width - cell, count))
+
+    def _scroll_by_terminal(self, shift: int) -> bool:
+        """Move the rows on screen by `shift` in the terminal itself, if it can be done."""
+        if not enabled("terminal_scroll"):
+            return False
+        from ink_tui.fastpaths import terminal_scroll
+
+        if not terminal_scroll.arrange(self, shift, self.scrollable_content_region):
+            return False
+        self._scroll_owner = "terminal"
+        try:
+            top = round(self.scroll_y) + shift
+            self.scroll_to(y=top, animate=False, immediate=True, force=True)
+        finally:
+            self._scroll_owner = ""
+        if self.show_vertical_scrollbar:
+            self.vertical_scrollbar.refresh()
+        return True
 
     def _changed_quietly(self, block: Block | None) -> None:
         if block is not None:  # None: a folded task row hides it

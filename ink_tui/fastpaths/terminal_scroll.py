@@ -1,0 +1,244 @@
+"""Rows the terminal moves itself: a scroll region, not every row of the transcript drawn again.
+
+When a transcript that follows the answer moves up by a line, Textual draws every row of
+it again (a scroll is a repaint of the widget). A terminal can move rows itself: a scroll
+region (DECSTBM, `CSI top;bottom r`), a line feed on its last row (or a reverse index,
+`ESC M`, on its first) for each row to move, then `CSI r` to give the whole screen back.
+Then only the rows that came in (and any that changed) need drawing. These are VT100's
+own, which every terminal in use has (xterm and its kin, tmux, screen, VTE, kitty,
+iTerm2, Windows Terminal, the Linux console).
+
+The scroll must reach the terminal in the same write as the frame that draws the rows it
+brings in, and only when what is on the screen in those rows is what the transcript drew
+last: so `arrange` holds it back for the next frame of the widget's screen, and ink's
+App's `_display` (wrapped by `install`) writes it at the head of that frame, inside the
+same synchronized update. `arrange` refuses, and the caller draws the whole view, when:
+the screen is not the one shown, the app runs inline or headless, the widget does not
+span the terminal's width (the region moves whole rows), anything else is drawn over
+those rows (a toast, a menu, a tooltip), or rows the widget asked for are not drawn yet.
+
+Textual also writes a row it was asked to draw from a column on from the row's start
+(a `ChopsUpdate` crops where a run ends, not where it begins), so a line that grew by a
+word was written whole; the frames it writes here begin where the run begins.
+
+Touches: `App._display(screen, renderable)` (private; wrapped on ink's App class only,
+not on Textual's), `textual._compositor.CompositorUpdate.render_segments`,
+`ChopsUpdate`'s `chops`, `spans` and `chop_ends`, `Screen._compositor.visible_widgets`,
+and a widget's private `_repaint_regions` (rows asked for and not yet drawn) and
+`_styles_cache.clear()` (its rows kept by position, which a scroll makes wrong).
+`check()` looks for each; refused, nothing is wrapped and `arrange` always says no.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from rich.cells import cell_len
+from rich.console import Console
+from rich.control import Control
+from textual._compositor import ChopsUpdate, Compositor, CompositorUpdate
+from textual.app import App
+from textual.geometry import Region
+from textual.scrollbar import ScrollBar, ScrollBarCorner
+from textual.strip import Strip
+from textual.widget import Widget
+
+_WRAPPED = "_ink_terminal_scroll"
+
+
+def check() -> str | None:
+    display = App.__dict__.get("_display")
+    if display is None:
+        return "App has no _display"
+    found = tuple(inspect.signature(display).parameters)
+    if found != ("self", "screen", "renderable"):
+        return f"App._display takes {found}"
+    names = display.__code__.co_names
+    if "render_segments" not in names or "_batch_count" not in names:
+        return "App._display no longer writes a CompositorUpdate's render_segments"
+    if not callable(getattr(CompositorUpdate, "render_segments", None)):
+        return "CompositorUpdate has no render_segments"
+    chops_init = ChopsUpdate.__init__
+    if tuple(inspect.signature(chops_init).parameters) != ("self", "chops", "spans", "chop_ends"):
+        return "ChopsUpdate is not ChopsUpdate(chops, spans, chop_ends)"
+    if not {"chops", "spans", "chop_ends"} <= set(chops_init.__code__.co_names):
+        return "ChopsUpdate no longer keeps chops, spans and chop_ends"
+    if not isinstance(getattr(Compositor, "visible_widgets", None), property):
+        return "Compositor.visible_widgets is not a property"
+    init_names = Widget.__init__.__code__.co_names
+    for attribute in ("_repaint_regions", "_styles_cache"):
+        if attribute not in init_names:
+            return f"Widget.__init__ no longer sets {attribute}"
+    return None
+
+
+class _Scrolled(CompositorUpdate):
+    """A frame with the terminal's scroll written first."""
+
+    def __init__(self, prefix: str, update: CompositorUpdate) -> None:
+        self.prefix = prefix
+        self.update = update
+
+    def render_segments(self, console: Console) -> str:
+        return self.prefix + self.update.render_segments(console)
+
+
+class _FromRunStart(CompositorUpdate):
+    """A partial frame written from where each run begins (Textual's, from its chop's)."""
+
+    def __init__(self, update: ChopsUpdate) -> None:
+        self.update = update
+
+    def render_segments(self, console: Console) -> str:
+        update = self.update
+        chops, chop_ends, spans = update.chops, update.chop_ends, update.spans
+        move_to = Control.move_to
+        out: list[str] = []
+        last_y = spans[-1][0]
+        for y, x1, x2 in spans:
+            for end, (x, strip) in zip(chop_ends[y], chops[y].items(), strict=False):
+                if strip is None or x > x2 or end <= x1:
+                    continue
+                if x2 > x >= x1 and end <= x2:
+                    out.append(move_to(x, y).segment.text)
+                    out.append(strip.render(console))
+                    continue
+                start = x + _whole_cell(strip, x1 - x) if x1 > x else x
+                out.append(move_to(start, y).segment.text)
+                out.append(strip.crop(start - x, min(end, x2) - x).render(console))
+            if y != last_y:
+                out.append("\n")
+        return "".join(out)
+
+
+def _whole_cell(strip: Strip, cell: int) -> int:
+    """`cell`, or the cell before it when a wide character starts there and covers it."""
+    at = 0
+    for segment in strip:
+        length = segment.cell_length
+        if at + length <= cell:
+            at += length
+            continue
+        for character in segment.text:
+            width = cell_len(character)
+            if at + width > cell:
+                return at
+            at += width
+        break
+    return cell
+
+
+@dataclass(slots=True)
+class _Pending:
+    widget: Widget
+    sequence: str
+
+
+# Per app: the scroll waiting for its frame.
+_pending: WeakKeyDictionary[App[Any], _Pending] = WeakKeyDictionary()
+
+
+def install(app_class: type[App[Any]]) -> None:
+    """Wrap `app_class._display` (ink's App, a subclass: Textual's own stays); idempotent."""
+    if getattr(app_class, _WRAPPED, False):
+        return
+    original: Callable[[App[Any], Any, Any], None] = app_class._display
+
+    def _display(self: App[Any], screen: Any, renderable: Any) -> None:
+        pending = _pending.get(self)
+        if isinstance(renderable, ChopsUpdate) and renderable.spans:
+            renderable = _FromRunStart(renderable)
+        if pending is not None and renderable is not None:
+            renderable = _with_scroll(self, screen, renderable, pending)
+        original(self, screen, renderable)
+
+    setattr(app_class, "_display", _display)  # noqa: B010
+    setattr(app_class, _WRAPPED, True)
+
+
+def _writes(app: App[Any]) -> bool:
+    """What `App._display` asks before it writes anything."""
+    return bool(
+        app._running
+        and not app._closed
+        and not app.is_headless
+        and not app.is_inline
+        and app._driver is not None
+        and not app._batch_count
+    )
+
+
+def _with_scroll(app: App[Any], screen: Any, renderable: Any, pending: _Pending) -> Any:
+    widget = pending.widget
+    if widget.is_attached and screen is not widget.screen:
+        return renderable  # another screen's frame: the scroll waits for its own
+    if not isinstance(renderable, CompositorUpdate) or not _writes(app):
+        # It would not reach the terminal: the widget's rows are drawn again instead.
+        del _pending[app]
+        widget.refresh()
+        return renderable
+    if widget._repaint_regions:
+        return renderable  # this frame is not the one with the widget's rows in it
+    del _pending[app]
+    return _Scrolled(pending.sequence, renderable)
+
+
+def arrange(widget: Widget, shift: int, band: Region) -> bool:
+    """Have the terminal move the screen rows of `band` up by `shift` (down when
+    negative) at the head of the widget's next frame. True: arranged, and the widget's
+    rows kept by position are forgotten; the caller refreshes the rows that came in (and
+    any scrollbar). False: the caller draws every row."""
+    app = widget.app
+    if not getattr(type(app), _WRAPPED, False) or app in _pending or not _writes(app):
+        return False
+    screen = widget.screen
+    if screen is not app.screen or widget._repaint_regions or not shift or not band:
+        return False
+    if not _alone_in(widget, band):
+        return False
+    _pending[app] = _Pending(widget, scroll_sequence(band.y, band.bottom - 1, shift))
+    widget._styles_cache.clear()
+    return True
+
+
+def scroll_sequence(top: int, bottom: int, shift: int) -> str:
+    """Screen rows `top`..`bottom` (0-based, inclusive) moved up by `shift` (down when
+    negative); the cursor is left anywhere (a frame places it before each run it draws)."""
+    region = f"\x1b[{top + 1};{bottom + 1}r"
+    if shift > 0:
+        move = f"\x1b[{bottom + 1};1H" + "\n" * shift
+    else:
+        move = f"\x1b[{top + 1};1H" + "\x1bM" * -shift
+    return f"{region}{move}\x1b[r"
+
+
+def _alone_in(widget: Widget, band: Region) -> bool:
+    """The widget spans the screen's width in `band`, and nothing else is drawn there
+    but what lies behind it and its own scrollbars."""
+    screen = widget.screen
+    visible = screen._compositor.visible_widgets
+    placed = visible.get(widget)
+    if placed is None:
+        return False
+    region, clip = placed
+    if region.x != 0 or region.right != screen.size.width or not clip.contains_region(band):
+        return False
+    behind = set(widget.ancestors)
+    rows = Region(0, band.y, screen.size.width, band.height)
+    for other, (other_region, other_clip) in visible.items():
+        if other is widget or other in behind:
+            continue
+        if other.parent is widget and isinstance(other, ScrollBar | ScrollBarCorner):
+            continue
+        if other_region.intersection(other_clip).overlaps(rows):
+            return False
+    return True
+
+
+def forget(app: App[Any]) -> None:
+    """Drop a scroll still waiting (tests, and an app closing)."""
+    _pending.pop(app, None)
