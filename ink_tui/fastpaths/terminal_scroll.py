@@ -174,7 +174,10 @@ def _writes(app: App[Any]) -> bool:
 
 def _with_scroll(app: App[Any], screen: Any, renderable: Any, pending: _Pending) -> Any:
     widget = pending.widget
-    if widget.is_attached and screen is not widget.screen:
+    if not widget.is_attached:
+        del _pending[app]  # gone: what is in its rows now is someone else's
+        return renderable
+    if screen is not widget.screen:
         return renderable  # another screen's frame: the scroll waits for its own
     if not isinstance(renderable, CompositorUpdate) or not _writes(app):
         # It would not reach the terminal: the widget's rows are drawn again instead.

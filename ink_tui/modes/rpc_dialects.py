@@ -32,14 +32,3 @@ def _ink_events(session: AgentSession, send: Send) -> Callable[[Any], None]:
 
 
 INK = Dialect(dispatch, _ink_events, frozenset({"abort", "bash"}))
-
-
-def dialect_named(name: str) -> Dialect:
-    """ "ink" (docs/rpc.md) or "pi" (pi's RPC protocol, its own modules)."""
-    if name == "ink":
-        return INK
-    if name == "pi":
-        from ink_tui.modes.rpc_pi_dialect import PI
-
-        return PI
-    raise ValueError(f"unknown RPC dialect {name!r}: 'ink' or 'pi'")

@@ -36,9 +36,12 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ink_tui.modes.rpc_signals import EXIT_SIGNALS, EarlySignals
+
+if TYPE_CHECKING:
+    from ink_tui.modes.rpc_dialects import Dialect
 
 
 def main(
@@ -58,7 +61,6 @@ def main(
     early.install()
 
     from ink_tui import event_loop
-    from ink_tui.modes.rpc_dialects import dialect_named
     from ink_tui.modes.rpc_loop import run_rpc
     from ink_tui.modes.rpc_writer import LineWriter
     from ink_tui.tools.job_exit import guard_exit
@@ -98,3 +100,17 @@ def main(
     if code == 0 and early.received is not None:
         return EXIT_SIGNALS[early.received]
     return code
+
+
+def dialect_named(name: str) -> Dialect:
+    """ "ink" (docs/rpc.md) or "pi" (pi's RPC protocol, its own modules, loaded only
+    when asked for). Chosen here, so the dialects' shared types import neither."""
+    from ink_tui.modes.rpc_dialects import INK
+
+    if name == "ink":
+        return INK
+    if name == "pi":
+        from ink_tui.modes.rpc_pi_dialect import PI
+
+        return PI
+    raise ValueError(f"unknown RPC dialect {name!r}: 'ink' or 'pi'")

@@ -291,7 +291,7 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
         self._lines.clear()
         self._rows.clear()
         self._framed.forget()
-        self._set_following(True)
+        self._following = True
         self._marker = False
         # Nothing is left to measure, so no frame would shrink the scrollable area.
         self.virtual_size = Size(0, 0)
@@ -316,7 +316,7 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
 
     def follow(self) -> None:
         """Jump to the end and keep following new output."""
-        self._set_following(True)
+        self._following = True
         self._set_marker(False)
         self.flush_now()
         self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
@@ -332,12 +332,9 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
                 self._repaint.forget()
         # Growth of the content never moves scroll_y, so only the user (or our own
         # scrolling to the end) gets here: at the bottom means "follow", elsewhere "stay".
-        self._set_following(new_value >= self.max_scroll_y)
+        self._following = new_value >= self.max_scroll_y
         if self._following:
             self._set_marker(False)
-
-    def _set_following(self, following: bool) -> None:
-        self._following = following
 
     def _set_marker(self, shown: bool) -> None:
         if shown != self._marker:
