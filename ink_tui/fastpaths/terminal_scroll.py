@@ -8,14 +8,17 @@ Then only the rows that came in (and any that changed) need drawing. These are V
 own, which every terminal in use has (xterm and its kin, tmux, screen, VTE, kitty,
 iTerm2, Windows Terminal, the Linux console).
 
-The scroll must reach the terminal in the same write as the frame that draws the rows it
-brings in, and only when what is on the screen in those rows is what the transcript drew
-last: so `arrange` holds it back for the next frame of the widget's screen, and ink's
-App's `_display` (wrapped by `install`) writes it at the head of that frame, inside the
-same synchronized update. `arrange` refuses, and the caller draws the whole view, when:
-the screen is not the one shown, the app runs inline or headless, the widget does not
-span the terminal's width (the region moves whole rows), anything else is drawn over
-those rows (a toast, a menu, a tooltip), or rows the widget asked for are not drawn yet.
+The scroll must reach the terminal before anything is drawn in those rows after it was
+arranged, and only when what is on the screen there is what the transcript drew last: so
+`arrange` holds it back for the next frame of the widget's screen, and ink's App's
+`_display` (wrapped by `install`) writes it at the head of that frame, inside the same
+synchronized update. That frame has the rows it brings in, unless Textual takes the
+transcript's refresh a frame later (the scrollbar's came first): then they follow in the
+next, and what the first drew in those rows (the scrollbar) is not moved by it.
+`arrange` refuses, and the caller draws the whole view, when: the screen is not the one
+shown, the app runs inline or headless, the widget does not span the terminal's width
+(the region moves whole rows), anything else is drawn over those rows (a toast, a menu,
+a tooltip), or rows the widget asked for are not drawn yet.
 
 Textual also writes a row it was asked to draw from a column on from the row's start
 (a `ChopsUpdate` crops where a run ends, not where it begins), so a line that grew by a
@@ -184,8 +187,6 @@ def _with_scroll(app: App[Any], screen: Any, renderable: Any, pending: _Pending)
         del _pending[app]
         widget.refresh()
         return renderable
-    if widget._repaint_regions:
-        return renderable  # this frame is not the one with the widget's rows in it
     del _pending[app]
     return _Scrolled(pending.sequence, renderable)
 
