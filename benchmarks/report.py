@@ -454,6 +454,60 @@ FIGURES: dict[str, tuple[str, list[Row]]] = {
             ),
         ],
     ),
+    "scaling": (
+        "11b ink serve processes behind a proxy",
+        [
+            Row(
+                "11b",
+                "model byte to SSE event p50, {scaling_sessions:g} sessions through the proxy "
+                "to {scaling_backends:g} backends (vs {scaling_direct:g} direct)",
+                "p50_ms",
+                "ms",
+                "direct_p50_ms",
+            ),
+            Row(
+                "11b",
+                "model byte to SSE event p99, through the proxy (vs direct)",
+                "p99_ms",
+                "ms",
+                "direct_p99_ms",
+            ),
+            Row("11b", "proxy CPU, % of one core", "proxy_cpu_pct", "%"),
+            Row("11b", "proxy CPU per proxied delta", "proxy_us_per_delta", "us"),
+            Row("11b", "busiest backend's CPU, % of one core", "backend_cpu_max_pct", "%"),
+            Row("11b", "backends' CPU per streamed delta", "backend_us_per_delta", "us"),
+            Row("11b", "largest backend peak RSS", "rss_max_mib", "MiB"),
+            Row("11b", "backend RSS per streamed session", "rss_per_session_mib", "MiB"),
+            Row("11b", "backend file descriptors per streamed session", "fds_per_session", "fds"),
+            Row("11b", "SSE clients' loop lag p99 (a 10 ms timer)", "client_lag_p99_ms", "ms"),
+            Row(
+                "11b",
+                "a second backend opening a held session: refused, naming the holder",
+                "lock_refused",
+                "ok",
+                None,
+                (">=", 1),
+            ),
+            Row(
+                "11b",
+                "reconnect on the next backend after a hand-over: replay_gap first",
+                "handover_gap",
+                "ok",
+                None,
+                (">=", 1),
+            ),
+            Row(
+                "11b",
+                "proxied sessions not open on their pinned backend",
+                "misrouted",
+                "sessions",
+                None,
+                ("<=", 0),
+            ),
+            Row("11b", "session files not read back whole", "files_bad", "files", None, ("<=", 0)),
+            Row("11b", "backends killed 30 s after Ctrl+C", "killed", "backends", None, ("<=", 0)),
+        ],
+    ),
 }
 
 
@@ -465,6 +519,9 @@ def _is_number(value: object) -> bool:
 LABEL_DEFAULTS: dict[str, Any] = {
     "serve100_sessions": 100,
     "serve100_kbps": 1,
+    "scaling_backends": 2,
+    "scaling_sessions": 24,
+    "scaling_direct": 6,
     "small": 10,
     "large": 20000,
     "size_kb": 200,

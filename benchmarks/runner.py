@@ -5,6 +5,7 @@
     python -m benchmarks --only 2,3   # some figures
     python -m benchmarks --runs 5     # more runs per figure (the median is reported)
     python -m benchmarks --repeat 3   # three whole passes in a row, then side by side
+    python -m benchmarks --only scaling   # an optional figure (OPTIONAL), never in a full pass
 
 Everything runs headless (frames are rendered as for a terminal, then dropped) and is
 pinned to `--cores` CPUs (default 2). Results go to `benchmarks/results/latest.json`
@@ -51,7 +52,10 @@ MODULES: dict[str, tuple[str, int]] = {
     "serve100": ("benchmarks.fig11_serve100", 3),
     "subagents": ("benchmarks.fig12_subagents", 3),
     "rewind": ("benchmarks.fig13_rewind", 3),
+    "scaling": ("benchmarks.fig11_scaling", 3),
 }
+# Run only when named (`--only scaling`): not part of a full pass or its `--quick` test.
+OPTIONAL = {"scaling"}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -82,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
 def selected(only: str) -> list[str]:
     names = list(MODULES)
     if not only.strip():
-        return names
+        return [name for name in names if name not in OPTIONAL]
     chosen: list[str] = []
     for token in only.split(","):
         token = token.strip()

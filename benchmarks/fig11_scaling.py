@@ -1,0 +1,593 @@
+"""Figure 11, past one process: `ink serve` x N behind a proxy routing by session id.
+
+A loopback simulation of docs/scaling.md's set-up, on one machine. Each run is a fresh
+child process that starts:
+
+- one loopback model server (`benchmarks.serve_model`, figure 11's: every stream paced by
+  one thread, a `<t=SECONDS>` send-time marker in every write);
+- `BACKENDS` real `ink serve` processes (`--port 0`), all with the same home (so one
+  session store, one folder of `.jsonl` files and their `.lock`s) and the same
+  workspace, each with its own token, as separate machines sharing storage would be;
+- the proxy (`benchmarks.affinity_proxy`, its own process and token): a new session goes
+  to the backends in turn and is pinned to the one that made it; a request naming a
+  session goes where it is pinned (else by a hash of the id).
+
+Then:
+
+1. `SESSIONS` sessions are created through the proxy and `DIRECT` more straight on the
+   backends (spread evenly), each with its SSE stream open (`benchmarks.serve_clients`,
+   one asyncio loop in this process), and every prompt posted at once. Each stream is
+   figure 11's: a write every `TICK_MS` ms, `RATE` bytes a second, for `STREAM_S`.
+2. While they stream, a backend that does not hold one proxied session is asked to open
+   it (`POST /api/sessions {"resume": id}` straight to it): the lock must refuse it
+   (409 `locked`, naming the holder's pid), and nothing must change.
+3. Over `WINDOW_S` in the middle of the streams (from `WARMUP_S` after the last stream's
+   first write): model byte to SSE event for the proxied sessions (`p50_ms`, `p99_ms`,
+   `max_ms`) and the direct ones (`direct_p50_ms`, `direct_p99_ms`): the same backends
+   at the same moment, without the proxy, so the difference is what the hop adds; each
+   backend's CPU (% of one core), the backends' CPU per streamed delta, the proxy's CPU
+   (and per proxied delta), the model server's and the clients' CPU, the clients' loop
+   lag, and the time the backends were runnable but had no CPU (schedstat).
+4. Every run must complete with every marker delivered. Each proxied session must be
+   open on exactly its pinned backend (`GET` straight on each: 200 there, 404 elsewhere)
+   and no request routed by hash (`misrouted`, `by_hash`).
+5. The hand-over: the refused session is closed through the proxy (`DELETE`), then
+   opened straight on the other backend (`resume`: 201), and an SSE client that held
+   events up to its `last_seq - 5` from the first backend reconnects there with that
+   `Last-Event-ID`: the first event must be `replay_gap` (the new process's buffer is
+   empty). The proxy, whose pin still names the first backend, is asked for it too
+   (`stale_pin_status`: 404 `not_found`, as any front end that pins without learning of
+   the move would answer).
+6. Every session is closed, every backend stopped with SIGINT (30 s, then killed;
+   `stop_s`, `killed`), and every session file read back with ink's reader: each must
+   hold its prompt and its whole answer (`files_ok` of `files`).
+
+Peak RSS (`VmHWM`) of each backend once every run settled, and idle at start; the load
+average (`os.getloadavg`) at start and end, since this machine is shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from benchmarks.common import (
+    REPO_ROOT,
+    Sample,
+    child_env,
+    isolated_home,
+    median,
+    percentile,
+    run_child,
+    write_json,
+)
+from benchmarks.fig7_serve import SseReader
+from benchmarks.serve_clients import (
+    LoopLag,
+    StreamClient,
+    open_streams,
+    process_cpu_s,
+    prompt,
+    vm_kib,
+)
+from benchmarks.serve_model import ModelServer
+from benchmarks.stamped_server import MARKER, stamped_url
+
+BACKENDS = 2
+SESSIONS = 24
+DIRECT = 6
+RATE = 1024
+TICK_MS = 20
+STREAM_S = 20.0
+WARMUP_S = 3.0
+WINDOW_S = 10.0
+QUICK_SESSIONS = 4
+QUICK_DIRECT = 2
+QUICK_STREAM_S = 4.0
+QUICK_WARMUP_S = 0.5
+QUICK_WINDOW_S = 1.5
+TIMEOUT_S = 120.0
+STOP_S = 30.0
+
+
+class Backend:
+    """A real `ink serve` on the shared home and workspace, its stderr in a file."""
+
+    def __init__(self, url: str, home: Path, workspace: Path, log: Path) -> None:
+        self.log = log
+        with log.open("w") as err:
+            self.proc = subprocess.Popen(
+                [
+                    *(sys.executable, "-m", "ink_tui", "serve", "--port", "0"),
+                    *("-C", str(workspace), "--base-url", url),
+                    *("--model", "bench-model", "--api-key", "bench-key"),
+                ],
+                cwd=workspace,
+                env=child_env(**isolated_home(home)),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=err,
+                text=True,
+            )
+        self.base = ""
+        self.token = ""
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    async def started(self) -> None:
+        assert self.proc.stdout is not None
+        line = await asyncio.wait_for(asyncio.to_thread(self.proc.stdout.readline), 60)
+        if not line.startswith("ink serve: http://"):
+            raise RuntimeError(f"ink serve did not start: {line!r}\n{self.log.read_text()}")
+        self.base, _, self.token = line.split(" ", 2)[2].strip().partition("/?token=")
+
+    def client(self) -> httpx.AsyncClient:
+        return _client(self.base, self.token)
+
+    def fds(self) -> int:
+        """Its open file descriptors (sockets, session files, locks, pipes)."""
+        return len(os.listdir(f"/proc/{self.pid}/fd"))
+
+    def runqueue_s(self) -> float:
+        total = 0
+        for task in Path(f"/proc/{self.pid}/task").iterdir():
+            try:
+                total += int((task / "schedstat").read_text().split()[1])
+            except (OSError, IndexError):
+                continue  # a thread that ended meanwhile
+        return total / 1e9
+
+    def stop(self) -> tuple[float, bool, int]:
+        """SIGINT, wait; (seconds to exit, whether it had to be killed, exit status)."""
+        started = time.monotonic()
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            code = self.proc.wait(STOP_S)
+            return time.monotonic() - started, False, code
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return time.monotonic() - started, True, self.proc.wait()
+
+
+class ProxyProcess:
+    """`benchmarks.affinity_proxy` in a process of its own, with a fresh token."""
+
+    def __init__(self, backends: list[Backend]) -> None:
+        import secrets
+
+        self.token = secrets.token_urlsafe(24)
+        pairs = [part for b in backends for part in ("--backend", b.base, b.token)]
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.affinity_proxy", "--token", self.token, *pairs],
+            cwd=REPO_ROOT,
+            env=child_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line.startswith("PORT "):
+            self.proc.kill()
+            raise RuntimeError(f"the proxy did not start: {line!r}")
+        self.base = f"http://127.0.0.1:{int(line.split()[1])}"
+
+    def client(self) -> httpx.AsyncClient:
+        return _client(self.base, self.token)
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _client(base: str, token: str) -> httpx.AsyncClient:
+    return httpx.AsyncClient(
+        base_url=base,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=TIMEOUT_S,
+        limits=httpx.Limits(max_connections=200),
+    )
+
+
+def latencies_ms(readers: list[StreamClient], opened: float, closed: float) -> list[float]:
+    return [
+        (at - sent) * 1000
+        for reader in readers
+        for at, sent in reader.stamps
+        if opened <= sent < closed
+    ]
+
+
+def check_runs(readers: list[StreamClient], expected: int, opened: float, closed: float) -> None:
+    for reader in readers:
+        stop = None if reader.settled is None else reader.settled.get("stop_reason")
+        if stop != "completed":
+            raise RuntimeError(f"session {reader.session_id} did not complete: {reader.settled}")
+        if len(reader.stamps) != expected:
+            raise RuntimeError(
+                f"session {reader.session_id}: {len(reader.stamps)} markers, not {expected}"
+            )
+        sent = [s for _, s in reader.stamps]
+        if not (min(sent) < opened and max(sent) >= closed):
+            raise RuntimeError(f"session {reader.session_id} did not stream across the window")
+
+
+async def refuse_elsewhere(
+    backends: list[Backend], clients: list[httpx.AsyncClient], owner: int, session_id: str
+) -> dict[str, Any]:
+    """Ask a backend that does not hold `session_id` to open it: the lock's answer."""
+    other = (owner + 1) % len(backends)
+    response = await clients[other].post("/api/sessions", json={"resume": session_id})
+    body = response.json()
+    message = str(body.get("message", ""))
+    return {
+        "locked_status": response.status_code,
+        "locked_error": body.get("error"),
+        "locked_message": message,
+        "locked_names_holder": f"pid {backends[owner].pid}" in message,
+    }
+
+
+async def hand_over(
+    proxy: httpx.AsyncClient,
+    clients: list[httpx.AsyncClient],
+    owner: int,
+    session_id: str,
+) -> dict[str, Any]:
+    """Close the session where it is, open it on the next backend, reconnect there."""
+    state = (await proxy.get(f"/api/sessions/{session_id}")).json()["session"]
+    last_seq = int(state["last_seq"])
+    closed = await proxy.delete(f"/api/sessions/{session_id}")
+    other = (owner + 1) % len(clients)
+    reopened = await clients[other].post("/api/sessions", json={"resume": session_id})
+    held = max(0, last_seq - 5)
+    request = clients[other].build_request(
+        "GET", f"/api/sessions/{session_id}/events", headers={"Last-Event-ID": str(held)}
+    )
+    response = await clients[other].send(request, stream=True)
+    try:
+        first = await SseReader(response).read_until("replay_gap", 10)
+        gap = first.json()
+    finally:
+        await response.aclose()
+    stale = await proxy.get(f"/api/sessions/{session_id}")
+    await clients[other].delete(f"/api/sessions/{session_id}")
+    return {
+        "handover_close_status": closed.status_code,
+        "handover_resume_status": reopened.status_code,
+        "handover_last_event_id": held,
+        "handover_first_event": gap["type"],
+        "handover_missing": [gap["missing_first"], gap["missing_last"]],
+        "stale_pin_status": stale.status_code,
+        "stale_pin_error": stale.json().get("error"),
+    }
+
+
+async def misrouted(clients: list[httpx.AsyncClient], pins: dict[str, int], ids: list[str]) -> int:
+    """Proxied sessions not open on exactly their pinned backend."""
+    wrong = 0
+    for session_id in ids:
+        codes = [
+            (await client.get(f"/api/sessions/{session_id}")).status_code for client in clients
+        ]
+        wanted = [200 if i == pins.get(session_id) else 404 for i in range(len(clients))]
+        wrong += codes != wanted
+    return wrong
+
+
+def check_files(home: Path, markers: int) -> tuple[int, int]:
+    """Session files that read back whole: (those holding the prompt and the whole
+    answer, with every one of its `markers` send-time markers, and nothing skipped; all)."""
+    from ink_tui.core.messages import AssistantMessage, UserMessage
+    from ink_tui.session.session_reader import load_session
+
+    files = sorted((home / "data" / "ink" / "sessions").glob("*/*.jsonl"))
+    good = 0
+    for path in files:
+        loaded = load_session(path)
+        history = loaded.history
+        if (
+            not loaded.warnings
+            and not loaded.skipped_lines
+            and len(history) == 2
+            and isinstance(history[0], UserMessage)
+            and isinstance(history[1], AssistantMessage)
+            and len(MARKER.findall(history[1].text.encode())) == markers
+        ):
+            good += 1
+    return good, len(files)
+
+
+async def measure_once(
+    count: int,
+    sessions: int,
+    direct: int,
+    stream_s: float,
+    warmup_s: float,
+    window_s: float,
+) -> Sample:
+    load_start = os.getloadavg()
+    with ModelServer() as model, tempfile.TemporaryDirectory(prefix="ink-bench-scale-") as tmp:
+        root = Path(tmp)
+        home, workspace = root / "home", root / "workspace"
+        workspace.mkdir()
+        url = stamped_url(model.root, stream_s, RATE, TICK_MS)
+        backends = [Backend(url, home, workspace, root / f"serve{i}.log") for i in range(count)]
+        proxy: ProxyProcess | None = None
+        stops: list[tuple[float, bool, int]] = []
+        try:
+            await asyncio.gather(*(b.started() for b in backends))
+            idle_rss = [vm_kib(b.pid, "VmHWM") / 1024 for b in backends]
+            idle_fds = [b.fds() for b in backends]
+            proxy = ProxyProcess(backends)
+            result = await _drive(backends, proxy, model.pid, sessions, direct, warmup_s, window_s)
+            result["idle_rss_mib"] = idle_rss
+            result["idle_fds"] = idle_fds
+            peak_rss = [vm_kib(b.pid, "VmHWM") / 1024 for b in backends]
+        finally:
+            if proxy is not None:
+                proxy.close()
+            stops = [b.stop() for b in backends]
+        files_ok, files = check_files(home, round(stream_s * 1000 / TICK_MS))
+    load_end = os.getloadavg()
+    readers, direct_readers = result.pop("readers"), result.pop("direct_readers")
+    opened, closed = result.pop("opened"), result.pop("closed")
+    expected = round(stream_s * 1000 / TICK_MS)
+    check_runs(readers + direct_readers, expected, opened, closed)
+    through = latencies_ms(readers, opened, closed)
+    straight = latencies_ms(direct_readers, opened, closed)
+    wall = closed - opened
+    cpu = result.pop("cpu")
+    deltas = len(through) + len(straight)
+    backend_cpu = cpu["backends"]
+    return {
+        "backends": count,
+        "sessions": sessions,
+        "direct": direct,
+        "rate": RATE,
+        "tick_ms": TICK_MS,
+        "stream_s": stream_s,
+        "window_s": wall,
+        "deltas": deltas,
+        "p50_ms": percentile(through, 50),
+        "p99_ms": percentile(through, 99),
+        "max_ms": max(through),
+        "direct_p50_ms": percentile(straight, 50),
+        "direct_p99_ms": percentile(straight, 99),
+        "proxy_added_p50_ms": percentile(through, 50) - percentile(straight, 50),
+        "proxy_added_p99_ms": percentile(through, 99) - percentile(straight, 99),
+        "backend_cpu_pct": [100 * c / wall for c in backend_cpu],
+        "backend_cpu_max_pct": 100 * max(backend_cpu) / wall,
+        "backend_us_per_delta": 1e6 * sum(backend_cpu) / deltas,
+        "backend_wait_pct": [100 * w / wall for w in cpu["waits"]],
+        "proxy_cpu_pct": 100 * cpu["proxy"] / wall,
+        "proxy_us_per_delta": 1e6 * cpu["proxy"] / len(through),
+        "model_cpu_pct": 100 * cpu["model"] / wall,
+        "client_cpu_pct": 100 * cpu["self"] / wall,
+        "client_lag_p99_ms": percentile(result.pop("lags"), 99),
+        "rss_mib": peak_rss,
+        "rss_max_mib": max(peak_rss),
+        "rss_per_session_mib": max(
+            (p - i) / ((sessions + direct) / count) for p, i in zip(peak_rss, idle_rss, strict=True)
+        ),
+        "fds_per_session": max(
+            (w - i) / ((sessions + direct) / count)
+            for w, i in zip(result["window_fds"], result["idle_fds"], strict=True)
+        ),
+        "stop_s": max(s for s, _, _ in stops),
+        "killed": sum(k for _, k, _ in stops),
+        "exit_codes": [c for _, _, c in stops],
+        "files_ok": files_ok,
+        "files": files,
+        "load_start": list(load_start),
+        "load_end": list(load_end),
+        **result,
+    }
+
+
+async def _drive(
+    backends: list[Backend],
+    proxy_process: ProxyProcess,
+    model_pid: int,
+    sessions: int,
+    direct: int,
+    warmup_s: float,
+    window_s: float,
+) -> dict[str, Any]:
+    clients = [b.client() for b in backends]
+    proxy = proxy_process.client()
+    try:
+        readers = await open_streams(proxy, sessions)
+        # The direct sessions, each with the client of the backend it is open on.
+        straight: list[tuple[httpx.AsyncClient, StreamClient]] = []
+        for i, client in enumerate(clients):
+            share = direct // len(clients) + (i < direct % len(clients))
+            straight += [(client, r) for r in await open_streams(client, share)]
+        direct_readers = [r for _, r in straight]
+        everyone = readers + direct_readers
+        tasks = [asyncio.create_task(r.run()) for r in everyone]
+        try:
+            await asyncio.gather(
+                *(prompt(proxy, r.session_id) for r in readers),
+                *(prompt(client, r.session_id) for client, r in straight),
+            )
+            pins = (await proxy.get("/_proxy/stats")).json()["pins"]
+            probe = readers[0].session_id
+            refusal = await refuse_elsewhere(backends, clients, int(pins[probe]), probe)
+            await asyncio.wait_for(
+                asyncio.gather(*(r.first_delta.wait() for r in everyone)), TIMEOUT_S
+            )
+            # From the last stream's first write, by the model server's clock.
+            started = max(r.stamps[0][1] for r in everyone)
+            await asyncio.sleep(max(0.0, started + warmup_s - time.monotonic()))
+            opened = time.monotonic()
+            pids = [b.pid for b in backends]
+            cpu0 = [process_cpu_s(p) for p in pids]
+            wait0 = [b.runqueue_s() for b in backends]
+            proxy0, model0 = process_cpu_s(proxy_process.proc.pid), process_cpu_s(model_pid)
+            self0 = time.process_time()
+            lag = LoopLag()
+            await lag.run(opened + window_s)
+            closed = time.monotonic()
+            window_fds = [b.fds() for b in backends]
+            cpu = {
+                "backends": [process_cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True)],
+                "waits": [b.runqueue_s() - w for b, w in zip(backends, wait0, strict=True)],
+                "proxy": process_cpu_s(proxy_process.proc.pid) - proxy0,
+                "model": process_cpu_s(model_pid) - model0,
+                "self": time.process_time() - self0,
+            }
+            await asyncio.wait_for(asyncio.gather(*tasks), TIMEOUT_S)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*(r.response.aclose() for r in everyone))
+        stats = (await proxy.get("/_proxy/stats")).json()
+        pins = stats["pins"]
+        wrong = await misrouted(clients, pins, [r.session_id for r in readers])
+        handover = await hand_over(proxy, clients, int(pins[probe]), probe)
+        for reader in readers:
+            if reader.session_id != probe:
+                await proxy.delete(f"/api/sessions/{reader.session_id}")
+        for client, reader in straight:
+            await client.delete(f"/api/sessions/{reader.session_id}")
+    finally:
+        await proxy.aclose()
+        for client in clients:
+            await client.aclose()
+    return {
+        "readers": readers,
+        "direct_readers": direct_readers,
+        "opened": opened,
+        "closed": closed,
+        "cpu": cpu,
+        "lags": lag.lags_ms,
+        "window_fds": window_fds,
+        "misrouted": wrong,
+        "by_hash": stats["by_hash"],
+        "per_backend_sessions": [list(pins.values()).count(i) for i in range(len(backends))],
+        "relayed_reads": stats["relayed_reads"],
+        **refusal,
+        **handover,
+    }
+
+
+def measure(quick: bool, runs: int) -> dict[str, list[Any]]:
+    if quick:
+        args = ["--sessions", str(QUICK_SESSIONS), "--direct", str(QUICK_DIRECT)]
+        args += ["--stream-seconds", str(QUICK_STREAM_S), "--warmup-seconds", str(QUICK_WARMUP_S)]
+        args += ["--window-seconds", str(QUICK_WINDOW_S)]
+    else:
+        args = []
+    return {"ink": [run_child("fig11_scaling", args) for _ in range(runs)]}
+
+
+_MEDIANS = (
+    "p50_ms",
+    "p99_ms",
+    "max_ms",
+    "direct_p50_ms",
+    "direct_p99_ms",
+    "proxy_added_p50_ms",
+    "proxy_added_p99_ms",
+    "backend_cpu_max_pct",
+    "backend_us_per_delta",
+    "proxy_cpu_pct",
+    "proxy_us_per_delta",
+    "model_cpu_pct",
+    "client_cpu_pct",
+    "client_lag_p99_ms",
+    "rss_max_mib",
+    "rss_per_session_mib",
+    "fds_per_session",
+    "stop_s",
+)
+# Checks: the worst run counts (one refusal missed, one file damaged, is a failure).
+_WORST = {
+    "misrouted": max,
+    "by_hash": max,
+    "killed": max,
+    "files_bad": max,
+    "lock_refused": min,
+    "handover_gap": min,
+}
+
+
+def summarize(samples: dict[str, list[Any]]) -> dict[str, float]:
+    runs = samples["ink"]
+    first = runs[0]
+    summary: dict[str, float] = {
+        "scaling_backends": first["backends"],
+        "scaling_sessions": first["sessions"],
+        "scaling_direct": first["direct"],
+        "scaling_kbps": first["rate"] / 1024,
+        "window_s": first["window_s"],
+    }
+    for key in _MEDIANS:
+        summary[key] = median([run[key] for run in runs])
+    derived = [
+        {
+            "misrouted": run["misrouted"],
+            "by_hash": run["by_hash"],
+            "killed": run["killed"],
+            "files_bad": run["files"] - run["files_ok"],
+            "lock_refused": int(
+                run["locked_status"] == 409
+                and run["locked_error"] == "locked"
+                and run["locked_names_holder"]
+            ),
+            "handover_gap": int(
+                run["handover_resume_status"] == 201 and run["handover_first_event"] == "replay_gap"
+            ),
+        }
+        for run in runs
+    ]
+    for key, pick in _WORST.items():
+        summary[key] = pick(d[key] for d in derived)
+    return summary
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--backends", type=int, default=BACKENDS)
+    parser.add_argument("--sessions", type=int, default=SESSIONS)
+    parser.add_argument("--direct", type=int, default=DIRECT)
+    parser.add_argument("--stream-seconds", type=float, default=STREAM_S)
+    parser.add_argument("--warmup-seconds", type=float, default=WARMUP_S)
+    parser.add_argument("--window-seconds", type=float, default=WINDOW_S)
+    args = parser.parse_args(argv)
+    if args.backends < 2 or args.sessions < 1 or args.direct < args.backends:
+        parser.error("at least 2 backends, 1 proxied session and a direct one per backend")
+    sample = asyncio.run(
+        measure_once(
+            args.backends,
+            args.sessions,
+            args.direct,
+            args.stream_seconds,
+            args.warmup_seconds,
+            args.window_seconds,
+        )
+    )
+    write_json(args.out, sample)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""The optional scaling figure (`python -m benchmarks --only scaling`) in its quick mode.
+
+Two real `ink serve` processes on one session store behind the benchmark's proxy: it must
+run, every row be a number, and its checks hold (the lock refuses a second backend, a
+reconnect after a hand-over starts with `replay_gap`, nothing misrouted, every session
+file whole, every backend stopped by its Ctrl+C). No timing is checked here.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.report import FIGURES
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.timeout(310)
+def test_quick_scaling_figure_runs_and_its_checks_hold(tmp_path: Path) -> None:
+    out = tmp_path / "scaling.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "benchmarks", "--quick", "--only", "scaling", "--out", str(out)],
+        cwd=REPO_ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    report = json.loads(out.read_text())
+    assert set(report["figures"]) == {"scaling"}
+    assert report["figures"]["scaling"]["error"] is None
+    assert [row["key"] for row in report["rows"]] == [r.key for r in FIGURES["scaling"][1]]
+    for row in report["rows"]:
+        assert isinstance(row["value"], (int, float)) and math.isfinite(row["value"]), row
+        if row["target"] is not None:
+            assert row["pass"], row
+    (sample,) = report["figures"]["scaling"]["samples"]["ink"]
+    assert sample["locked_status"] == 409 and sample["locked_error"] == "locked"
+    assert sample["exit_codes"] == [130, 130]
+    assert sample["files_ok"] == sample["files"] == sample["sessions"] + sample["direct"]
