@@ -3,13 +3,14 @@
 The loopback stand-in for nginx / HAProxy / Caddy in front of `ink serve`
 (docs/scaling.md), used by `benchmarks.fig11_scaling`:
 
-    python -m benchmarks.affinity_proxy --token T --backend URL TOKEN [--backend URL TOKEN ...]
+    echo '{"token": T, "backends": [[URL, TOKEN], ...]}' | python -m benchmarks.affinity_proxy
 
-prints `PORT n` once it listens on 127.0.0.1 (loopback only). Every request needs
-`Authorization: Bearer T`, the proxy's own token (401 otherwise): each `ink serve` makes
-a fresh token of its own at start, so a proxy that fronts several has to hold each
-backend's token and put it on the requests it forwards (with the backend's own `Host`,
-which `ink serve`'s guard checks).
+(its configuration on stdin, one JSON line: tokens stay out of the process list, and a
+token may start with "-") prints `PORT n` once it listens on 127.0.0.1 (loopback only).
+Every request needs `Authorization: Bearer T`, the proxy's own token (401 otherwise):
+each `ink serve` makes a fresh token of its own at start, so a proxy that fronts several
+has to hold each backend's token and put it on the requests it forwards (with the
+backend's own `Host`, which `ink serve`'s guard checks).
 
 Routing (session affinity):
 
@@ -39,6 +40,7 @@ import asyncio
 import contextlib
 import json
 import secrets
+import sys
 import time
 import zlib
 from collections.abc import Coroutine
@@ -425,14 +427,13 @@ def run(coro: Coroutine[Any, Any, None]) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--token", required=True)
     parser.add_argument("--port", type=int, default=0)
-    parser.add_argument("--backend", nargs=2, action="append", metavar=("URL", "TOKEN"))
     args = parser.parse_args(argv)
-    if not args.backend:
-        raise SystemExit("give at least one --backend URL TOKEN")
+    config = json.loads(sys.stdin.readline())
+    if not config.get("backends"):
+        raise SystemExit("give at least one backend: [URL, TOKEN]")
     with contextlib.suppress(KeyboardInterrupt):
-        run(serve(parse_backends(args.backend), args.token, args.port))
+        run(serve(parse_backends(config["backends"]), str(config["token"]), args.port))
 
 
 if __name__ == "__main__":

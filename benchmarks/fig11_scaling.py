@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -169,16 +170,18 @@ class ProxyProcess:
         import secrets
 
         self.token = secrets.token_urlsafe(24)
-        pairs = [part for b in backends for part in ("--backend", b.base, b.token)]
+        config = {"token": self.token, "backends": [[b.base, b.token] for b in backends]}
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "benchmarks.affinity_proxy", "--token", self.token, *pairs],
+            [sys.executable, "-m", "benchmarks.affinity_proxy"],
             cwd=REPO_ROOT,
             env=child_env(),
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
         )
-        assert self.proc.stdout is not None
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.write(json.dumps(config) + "\n")
+        self.proc.stdin.close()
         line = self.proc.stdout.readline()
         if not line.startswith("PORT "):
             self.proc.kill()
