@@ -576,7 +576,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--stream-seconds", type=float, default=STREAM_S)
     parser.add_argument("--warmup-seconds", type=float, default=WARMUP_S)
     parser.add_argument("--window-seconds", type=float, default=WINDOW_S)
+    parser.add_argument(
+        "--quick", action="store_true", help="a few seconds: the sizes of the runner's --quick"
+    )
     args = parser.parse_args(argv)
+    if args.quick:
+        args.sessions, args.direct = QUICK_SESSIONS, QUICK_DIRECT
+        args.stream_seconds, args.warmup_seconds = QUICK_STREAM_S, QUICK_WARMUP_S
+        args.window_seconds = QUICK_WINDOW_S
     if args.backends < 2 or args.sessions < 1 or args.direct < args.backends:
         parser.error("at least 2 backends, 1 proxied session and a direct one per backend")
     sample = asyncio.run(
