@@ -38,9 +38,15 @@ Then:
    empty). The proxy, whose pin still names the first backend, is asked for it too
    (`stale_pin_status`: 404 `not_found`, as any front end that pins without learning of
    the move would answer).
-6. Every session is closed, every backend stopped with SIGINT (30 s, then killed;
-   `stop_s`, `killed`), and every session file read back with ink's reader: each must
-   hold its prompt and its whole answer (`files_ok` of `files`).
+6. Every session is closed. Then a new session on the first backend starts streaming and
+   that backend is SIGKILLed: the second must open the session (`kill_resume_status`
+   201: the kernel let go of the lock with its holder), and a client reconnecting there
+   with the last seq it read must get `replay_gap` first (`kill_missing`: up to the end
+   of the block of seqs the dead process had reserved). What its file holds after
+   (`kill_file_roles`) is recorded: the answer under way dies with the process.
+7. The second backend is stopped with SIGINT (30 s, then killed; `stop_s`, `killed`),
+   and every other session file read back with ink's reader: each must hold its prompt
+   and its whole answer (`files_ok` of `files`).
 
 Peak RSS (`VmHWM`) of each backend once every run settled, and idle at start; the load
 average (`os.getloadavg`) at start and end, since this machine is shared.
@@ -50,6 +56,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -283,6 +290,49 @@ async def hand_over(
     }
 
 
+async def kill_and_resume(
+    backends: list[Backend], clients: list[httpx.AsyncClient]
+) -> dict[str, Any]:
+    """SIGKILL the first backend while a session of its own streams, then open that
+    session on the second: the kernel must have let go of the lock, and a client that
+    reconnects there with the last seq it read must be told of its gap."""
+    victim, heir = clients[0], clients[1]
+    created = await victim.post("/api/sessions", json={})
+    session_id = str(created.json()["session"]["session_id"])
+    request = victim.build_request("GET", f"/api/sessions/{session_id}/events")
+    response = await victim.send(request, stream=True)
+    reader = SseReader(response)
+    try:
+        await prompt(victim, session_id)
+        await reader.read_until("message_update", TIMEOUT_S)
+        await asyncio.sleep(0.5)
+        backends[0].proc.kill()
+        backends[0].proc.wait()
+    finally:
+        with contextlib.suppress(httpx.HTTPError):
+            await response.aclose()
+    seen = max(m.seq for m in reader.messages)
+    reopened = await heir.post("/api/sessions", json={"resume": session_id})
+    request = heir.build_request(
+        "GET", f"/api/sessions/{session_id}/events", headers={"Last-Event-ID": str(seen)}
+    )
+    response = await heir.send(request, stream=True)
+    try:
+        gap = (await SseReader(response).read_until("replay_gap", 10)).json()
+    finally:
+        await response.aclose()
+    shown = (await heir.get(f"/api/sessions/{session_id}")).json()
+    await heir.delete(f"/api/sessions/{session_id}")
+    return {
+        "kill_session": session_id,
+        "kill_resume_status": reopened.status_code,
+        "kill_last_event_id": seen,
+        "kill_first_event": gap["type"],
+        "kill_missing": [gap["missing_first"], gap["missing_last"]],
+        "kill_roles": [m.get("role") for m in shown["messages"]],
+    }
+
+
 async def misrouted(clients: list[httpx.AsyncClient], pins: dict[str, int], ids: list[str]) -> int:
     """Proxied sessions not open on exactly their pinned backend."""
     wrong = 0
@@ -295,16 +345,25 @@ async def misrouted(clients: list[httpx.AsyncClient], pins: dict[str, int], ids:
     return wrong
 
 
-def check_files(home: Path, markers: int) -> tuple[int, int]:
+def check_files(home: Path, markers: int, killed: str) -> tuple[int, int, dict[str, Any]]:
     """Session files that read back whole: (those holding the prompt and the whole
-    answer, with every one of its `markers` send-time markers, and nothing skipped; all)."""
+    answer, with every one of its `markers` send-time markers, and nothing skipped; all
+    of them; what the file of the session whose server was killed holds)."""
     from ink_tui.core.messages import AssistantMessage, UserMessage
     from ink_tui.session.session_reader import load_session
 
     files = sorted((home / "data" / "ink" / "sessions").glob("*/*.jsonl"))
-    good = 0
+    good, total, victim = 0, 0, {}
     for path in files:
         loaded = load_session(path)
+        if loaded.id == killed:
+            victim = {
+                "kill_file_roles": [m.role for m in loaded.history],
+                "kill_file_warnings": len(loaded.warnings),
+                "kill_file_skipped_lines": len(loaded.skipped_lines),
+            }
+            continue
+        total += 1
         history = loaded.history
         if (
             not loaded.warnings
@@ -315,7 +374,7 @@ def check_files(home: Path, markers: int) -> tuple[int, int]:
             and len(MARKER.findall(history[1].text.encode())) == markers
         ):
             good += 1
-    return good, len(files)
+    return good, total, victim
 
 
 async def measure_once(
@@ -343,12 +402,13 @@ async def measure_once(
             result = await _drive(backends, proxy, model.pid, sessions, direct, warmup_s, window_s)
             result["idle_rss_mib"] = idle_rss
             result["idle_fds"] = idle_fds
-            peak_rss = [vm_kib(b.pid, "VmHWM") / 1024 for b in backends]
         finally:
             if proxy is not None:
                 proxy.close()
             stops = [b.stop() for b in backends]
-        files_ok, files = check_files(home, round(stream_s * 1000 / TICK_MS))
+        markers = round(stream_s * 1000 / TICK_MS)
+        files_ok, files, victim = check_files(home, markers, result["kill_session"])
+        result.update(victim)
     load_end = os.getloadavg()
     readers, direct_readers = result.pop("readers"), result.pop("direct_readers")
     opened, closed = result.pop("opened"), result.pop("closed")
@@ -385,10 +445,10 @@ async def measure_once(
         "model_cpu_pct": 100 * cpu["model"] / wall,
         "client_cpu_pct": 100 * cpu["self"] / wall,
         "client_lag_p99_ms": percentile(result.pop("lags"), 99),
-        "rss_mib": peak_rss,
-        "rss_max_mib": max(peak_rss),
+        "rss_max_mib": max(result["rss_mib"]),
         "rss_per_session_mib": max(
-            (p - i) / ((sessions + direct) / count) for p, i in zip(peak_rss, idle_rss, strict=True)
+            (p - i) / ((sessions + direct) / count)
+            for p, i in zip(result["rss_mib"], idle_rss, strict=True)
         ),
         "fds_per_session": max(
             (w - i) / ((sessions + direct) / count)
@@ -471,6 +531,9 @@ async def _drive(
                 await proxy.delete(f"/api/sessions/{reader.session_id}")
         for client, reader in straight:
             await client.delete(f"/api/sessions/{reader.session_id}")
+        # Peak RSS once every run has settled, before the first backend is killed.
+        peak_rss = [vm_kib(b.pid, "VmHWM") / 1024 for b in backends]
+        killed = await kill_and_resume(backends, clients)
     finally:
         await proxy.aclose()
         for client in clients:
@@ -489,6 +552,8 @@ async def _drive(
         "relayed_reads": stats["relayed_reads"],
         **refusal,
         **handover,
+        "rss_mib": peak_rss,
+        **killed,
     }
 
 
@@ -530,6 +595,7 @@ _WORST = {
     "files_bad": max,
     "lock_refused": min,
     "handover_gap": min,
+    "kill_resumed": min,
 }
 
 
@@ -558,6 +624,11 @@ def summarize(samples: dict[str, list[Any]]) -> dict[str, float]:
             ),
             "handover_gap": int(
                 run["handover_resume_status"] == 201 and run["handover_first_event"] == "replay_gap"
+            ),
+            "kill_resumed": int(
+                run["kill_resume_status"] == 201
+                and run["kill_first_event"] == "replay_gap"
+                and run["kill_file_skipped_lines"] == 0
             ),
         }
         for run in runs

@@ -498,6 +498,14 @@ FIGURES: dict[str, tuple[str, list[Row]]] = {
             ),
             Row(
                 "11b",
+                "a backend SIGKILLed mid-stream: its session opens on the next, replay_gap first",
+                "kill_resumed",
+                "ok",
+                None,
+                (">=", 1),
+            ),
+            Row(
+                "11b",
                 "proxied sessions not open on their pinned backend",
                 "misrouted",
                 "sessions",
@@ -505,7 +513,14 @@ FIGURES: dict[str, tuple[str, list[Row]]] = {
                 ("<=", 0),
             ),
             Row("11b", "session files not read back whole", "files_bad", "files", None, ("<=", 0)),
-            Row("11b", "backends killed 30 s after Ctrl+C", "killed", "backends", None, ("<=", 0)),
+            Row(
+                "11b",
+                "backends still running 30 s after Ctrl+C (then killed)",
+                "killed",
+                "backends",
+                None,
+                ("<=", 0),
+            ),
         ],
     ),
 }

@@ -2,8 +2,9 @@
 
 Two real `ink serve` processes on one session store behind the benchmark's proxy: it must
 run, every row be a number, and its checks hold (the lock refuses a second backend, a
-reconnect after a hand-over starts with `replay_gap`, nothing misrouted, every session
-file whole, every backend stopped by its Ctrl+C). No timing is checked here.
+reconnect after a hand-over starts with `replay_gap`, so does one after a backend was
+SIGKILLed, nothing misrouted, every session file whole, the last backend stopped by its
+Ctrl+C). No timing is checked here.
 """
 
 from __future__ import annotations
@@ -43,5 +44,7 @@ def test_quick_scaling_figure_runs_and_its_checks_hold(tmp_path: Path) -> None:
             assert row["pass"], row
     (sample,) = report["figures"]["scaling"]["samples"]["ink"]
     assert sample["locked_status"] == 409 and sample["locked_error"] == "locked"
-    assert sample["exit_codes"] == [130, 130]
+    # The first backend was SIGKILLed on purpose (its session then opened on the second).
+    assert sample["exit_codes"] == [-9, 130]
+    assert sample["kill_resume_status"] == 201 and sample["kill_first_event"] == "replay_gap"
     assert sample["files_ok"] == sample["files"] == sample["sessions"] + sample["direct"]
