@@ -10,7 +10,9 @@ child process that starts:
   workspace, each with its own token, as separate machines sharing storage would be;
 - the proxy (`benchmarks.affinity_proxy`, its own process and token): a new session goes
   to the backends in turn and is pinned to the one that made it; a request naming a
-  session goes where it is pinned (else by a hash of the id).
+  session goes where it is pinned (else by a hash of the id). With `--front nginx` (the
+  machine's nginx; the project does not install it) it is nginx instead, a location
+  `/bN/` per backend, and the client keeps which prefix each session was made under.
 
 Then:
 
@@ -64,6 +66,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -171,11 +174,15 @@ class Backend:
 
 
 class ProxyProcess:
-    """`benchmarks.affinity_proxy` in a process of its own, with a fresh token."""
+    """`benchmarks.affinity_proxy` in a process of its own, with a fresh token: it deals
+    new sessions out and learns where each went."""
 
-    def __init__(self, backends: list[Backend]) -> None:
+    name = "python"
+
+    def __init__(self, backends: list[Backend], tmp: Path) -> None:
         import secrets
 
+        del tmp
         self.token = secrets.token_urlsafe(24)
         config = {"token": self.token, "backends": [[b.base, b.token] for b in backends]}
         self.proc = subprocess.Popen(
@@ -194,9 +201,26 @@ class ProxyProcess:
             self.proc.kill()
             raise RuntimeError(f"the proxy did not start: {line!r}")
         self.base = f"http://127.0.0.1:{int(line.split()[1])}"
+        self._client = _client(self.base, self.token)
+        self.pins: dict[str, int] = {}
 
-    def client(self) -> httpx.AsyncClient:
-        return _client(self.base, self.token)
+    async def open(self, count: int) -> list[StreamClient]:
+        readers = await open_streams(self._client, count)
+        self.pins = {k: int(v) for k, v in (await self.stats())["pins"].items()}
+        return readers
+
+    def via(self, session_id: str) -> httpx.AsyncClient:
+        return self._client
+
+    def cpu_s(self) -> float:
+        return process_cpu_s(self.proc.pid)
+
+    async def stats(self) -> dict[str, Any]:
+        stats: dict[str, Any] = (await self._client.get("/_proxy/stats")).json()
+        return stats
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
 
     def close(self) -> None:
         self.proc.terminate()
@@ -205,6 +229,127 @@ class ProxyProcess:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+class NginxFront:
+    """nginx (the system's, `--front nginx`) in front: a location per backend, `/bN/`,
+    with that backend's Host and token, no response buffering, HTTP/1.1 and keep-alive
+    to the backends, and its own token checked. nginx cannot learn where a new session
+    went, so the client keeps the pairing: it creates each session under one prefix and
+    uses that prefix for it afterwards (docs/scaling.md, "a path prefix per backend")."""
+
+    name = "nginx"
+
+    def __init__(self, backends: list[Backend], tmp: Path) -> None:
+        import secrets
+        import shutil
+        import socket
+
+        nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+        if not Path(nginx).exists():
+            raise RuntimeError("--front nginx: no nginx on this machine")
+        self.token = secrets.token_urlsafe(24)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.base = f"http://127.0.0.1:{port}"
+        root = tmp / "nginx"
+        root.mkdir()
+        (root / "nginx.conf").write_text(_nginx_conf(root, port, self.token, backends))
+        self.proc = subprocess.Popen(
+            [nginx, "-p", str(root), "-c", str(root / "nginx.conf"), "-g", "daemon off;"],
+            stdin=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), 0.2).close()
+                break
+            except OSError:
+                if self.proc.poll() is not None or time.monotonic() > deadline:
+                    self.close()
+                    log = root / "error.log"
+                    raise RuntimeError(
+                        f"nginx did not start: {log.read_text() if log.exists() else ''}"
+                    ) from None
+                time.sleep(0.05)
+        self._clients = [_client(f"{self.base}/b{i}", self.token) for i in range(len(backends))]
+        self.pins: dict[str, int] = {}
+
+    async def open(self, count: int) -> list[StreamClient]:
+        readers: list[StreamClient] = []
+        n = len(self._clients)
+        for i, client in enumerate(self._clients):
+            opened = await open_streams(client, count // n + (i < count % n))
+            self.pins.update((r.session_id, i) for r in opened)
+            readers += opened
+        return readers
+
+    def via(self, session_id: str) -> httpx.AsyncClient:
+        index = self.pins.get(session_id)
+        if index is None:
+            index = zlib.crc32(session_id.encode()) % len(self._clients)
+        return self._clients[index]
+
+    def cpu_s(self) -> float:
+        """The master's and its workers' CPU."""
+        pid = self.proc.pid
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        return sum(process_cpu_s(p) for p in [pid, *map(int, children)])
+
+    async def stats(self) -> dict[str, Any]:
+        return {"pins": self.pins, "by_hash": 0, "relayed_reads": None}
+
+    async def aclose(self) -> None:
+        for client in self._clients:
+            await client.aclose()
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGQUIT)
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _nginx_conf(root: Path, port: int, token: str, backends: list[Backend]) -> str:
+    temp = " ".join(
+        f"{kind}_temp_path {root / kind};" for kind in ("client_body", "proxy", "fastcgi")
+    )
+    temp += f" uwsgi_temp_path {root / 'uwsgi'}; scgi_temp_path {root / 'scgi'};"
+    upstreams, locations = [], []
+    for i, backend in enumerate(backends):
+        netloc = backend.base.removeprefix("http://")
+        upstreams.append(f"upstream b{i} {{ server {netloc}; keepalive 32; }}")
+        locations.append(
+            f"""location /b{i}/ {{
+      proxy_pass http://b{i}/;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header Host {netloc};
+      proxy_set_header Authorization "Bearer {backend.token}";
+      proxy_buffering off;
+      proxy_cache off;
+      proxy_read_timeout 60s;
+    }}"""
+        )
+    return f"""worker_processes 1;
+pid {root / "nginx.pid"};
+error_log {root / "error.log"} warn;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  {temp}
+  {chr(10).join(upstreams)}
+  server {{
+    listen 127.0.0.1:{port};
+    if ($http_authorization != "Bearer {token}") {{ return 401; }}
+    {chr(10).join(locations)}
+  }}
+}}
+"""
 
 
 def _client(base: str, token: str) -> httpx.AsyncClient:
@@ -378,6 +523,7 @@ def check_files(home: Path, markers: int, killed: str) -> tuple[int, int, dict[s
 
 
 async def measure_once(
+    front: str,
     count: int,
     sessions: int,
     direct: int,
@@ -392,14 +538,15 @@ async def measure_once(
         workspace.mkdir()
         url = stamped_url(model.root, stream_s, RATE, TICK_MS)
         backends = [Backend(url, home, workspace, root / f"serve{i}.log") for i in range(count)]
-        proxy: ProxyProcess | None = None
+        proxy: ProxyProcess | NginxFront | None = None
         stops: list[tuple[float, bool, int]] = []
         try:
             await asyncio.gather(*(b.started() for b in backends))
             idle_rss = [vm_kib(b.pid, "VmHWM") / 1024 for b in backends]
             idle_fds = [b.fds() for b in backends]
-            proxy = ProxyProcess(backends)
+            proxy = FRONTS[front](backends, root)
             result = await _drive(backends, proxy, model.pid, sessions, direct, warmup_s, window_s)
+            result["front"] = proxy.name
             result["idle_rss_mib"] = idle_rss
             result["idle_fds"] = idle_fds
         finally:
@@ -467,7 +614,7 @@ async def measure_once(
 
 async def _drive(
     backends: list[Backend],
-    proxy_process: ProxyProcess,
+    front: ProxyProcess | NginxFront,
     model_pid: int,
     sessions: int,
     direct: int,
@@ -475,9 +622,8 @@ async def _drive(
     window_s: float,
 ) -> dict[str, Any]:
     clients = [b.client() for b in backends]
-    proxy = proxy_process.client()
     try:
-        readers = await open_streams(proxy, sessions)
+        readers = await front.open(sessions)
         # The direct sessions, each with the client of the backend it is open on.
         straight: list[tuple[httpx.AsyncClient, StreamClient]] = []
         for i, client in enumerate(clients):
@@ -488,10 +634,10 @@ async def _drive(
         tasks = [asyncio.create_task(r.run()) for r in everyone]
         try:
             await asyncio.gather(
-                *(prompt(proxy, r.session_id) for r in readers),
+                *(prompt(front.via(r.session_id), r.session_id) for r in readers),
                 *(prompt(client, r.session_id) for client, r in straight),
             )
-            pins = (await proxy.get("/_proxy/stats")).json()["pins"]
+            pins = front.pins
             probe = readers[0].session_id
             refusal = await refuse_elsewhere(backends, clients, int(pins[probe]), probe)
             await asyncio.wait_for(
@@ -504,7 +650,7 @@ async def _drive(
             pids = [b.pid for b in backends]
             cpu0 = [process_cpu_s(p) for p in pids]
             wait0 = [b.runqueue_s() for b in backends]
-            proxy0, model0 = process_cpu_s(proxy_process.proc.pid), process_cpu_s(model_pid)
+            proxy0, model0 = front.cpu_s(), process_cpu_s(model_pid)
             self0 = time.process_time()
             lag = LoopLag()
             await lag.run(opened + window_s)
@@ -513,7 +659,7 @@ async def _drive(
             cpu = {
                 "backends": [process_cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True)],
                 "waits": [b.runqueue_s() - w for b, w in zip(backends, wait0, strict=True)],
-                "proxy": process_cpu_s(proxy_process.proc.pid) - proxy0,
+                "proxy": front.cpu_s() - proxy0,
                 "model": process_cpu_s(model_pid) - model0,
                 "self": time.process_time() - self0,
             }
@@ -522,20 +668,20 @@ async def _drive(
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*(r.response.aclose() for r in everyone))
-        stats = (await proxy.get("/_proxy/stats")).json()
-        pins = stats["pins"]
+        stats = await front.stats()
+        pins = front.pins
         wrong = await misrouted(clients, pins, [r.session_id for r in readers])
-        handover = await hand_over(proxy, clients, int(pins[probe]), probe)
+        handover = await hand_over(front.via(probe), clients, int(pins[probe]), probe)
         for reader in readers:
             if reader.session_id != probe:
-                await proxy.delete(f"/api/sessions/{reader.session_id}")
+                await front.via(reader.session_id).delete(f"/api/sessions/{reader.session_id}")
         for client, reader in straight:
             await client.delete(f"/api/sessions/{reader.session_id}")
         # Peak RSS once every run has settled, before the first backend is killed.
         peak_rss = [vm_kib(b.pid, "VmHWM") / 1024 for b in backends]
         killed = await kill_and_resume(backends, clients)
     finally:
-        await proxy.aclose()
+        await front.aclose()
         for client in clients:
             await client.aclose()
     return {
@@ -555,6 +701,12 @@ async def _drive(
         "rss_mib": peak_rss,
         **killed,
     }
+
+
+FRONTS: dict[str, type[ProxyProcess] | type[NginxFront]] = {
+    "python": ProxyProcess,
+    "nginx": NginxFront,
+}
 
 
 def measure(quick: bool, runs: int) -> dict[str, list[Any]]:
@@ -642,6 +794,12 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--backends", type=int, default=BACKENDS)
+    parser.add_argument(
+        "--front",
+        choices=sorted(FRONTS),
+        default="python",
+        help="the proxy: benchmarks.affinity_proxy, or the system's nginx (prefix per backend)",
+    )
     parser.add_argument("--sessions", type=int, default=SESSIONS)
     parser.add_argument("--direct", type=int, default=DIRECT)
     parser.add_argument("--stream-seconds", type=float, default=STREAM_S)
@@ -659,6 +817,7 @@ def main(argv: list[str] | None = None) -> None:
         parser.error("at least 2 backends, 1 proxied session and a direct one per backend")
     sample = asyncio.run(
         measure_once(
+            args.front,
             args.backends,
             args.sessions,
             args.direct,
