@@ -48,3 +48,21 @@ def test_quick_scaling_figure_runs_and_its_checks_hold(tmp_path: Path) -> None:
     assert sample["exit_codes"] == [-9, 130]
     assert sample["kill_resume_status"] == 201 and sample["kill_first_event"] == "replay_gap"
     assert sample["files_ok"] == sample["files"] == sample["sessions"] + sample["direct"]
+
+
+def test_the_proxy_finds_the_end_of_a_chunked_body_however_it_is_split() -> None:
+    from benchmarks.affinity_proxy import ChunkScanner
+
+    chunks = [b"id: 1\nevent: x\ndata: {}\n\n", b"0\r\n\r\n" * 3, b"\r\n", b": ping\n\n" * 40]
+    body = b"".join(f"{len(c):x}\r\n".encode() + c + b"\r\n" for c in chunks)
+    body += b"0\r\n\r\n"
+    for size in (1, 2, 3, 7, 64, len(body)):
+        scanner = ChunkScanner()
+        for start in range(0, len(body), size):
+            assert not scanner.done
+            scanner.feed(body[start : start + size])
+        assert scanner.done, size
+    # Not done one byte short of the end.
+    scanner = ChunkScanner()
+    scanner.feed(body[:-1])
+    assert not scanner.done
