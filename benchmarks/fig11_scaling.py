@@ -13,6 +13,8 @@ child process that starts:
   session goes where it is pinned (else by a hash of the id). With `--front nginx` (the
   machine's nginx; the project does not install it) it is nginx instead, a location
   `/bN/` per backend, and the client keeps which prefix each session was made under.
+  With `--front haproxy` (the machine's HAProxy, 2.6 here) HAProxy learns the pairing
+  from each 201 answer itself (`HAProxyFront`).
 
 Then:
 
@@ -32,7 +34,8 @@ Then:
    lag, and the time the backends were runnable but had no CPU (schedstat).
 4. Every run must complete with every marker delivered. Each proxied session must be
    open on exactly its pinned backend (`GET` straight on each: 200 there, 404 elsewhere)
-   and no request routed by hash (`misrouted`, `by_hash`).
+   and found through the front (`GET` through it: 200), and no request routed by hash
+   (`misrouted`, `by_hash`).
 5. The hand-over: the refused session is closed through the proxy (`DELETE`), then
    opened straight on the other backend (`resume`: 201), and an SSE client that held
    events up to its `last_seq - 5` from the first backend reconnects there with that
@@ -204,7 +207,7 @@ class ProxyProcess:
         self._client = _client(self.base, self.token)
         self.pins: dict[str, int] = {}
 
-    async def open(self, count: int) -> list[StreamClient]:
+    async def open(self, count: int, direct: list[httpx.AsyncClient]) -> list[StreamClient]:
         readers = await open_streams(self._client, count)
         self.pins = {k: int(v) for k, v in (await self.stats())["pins"].items()}
         return readers
@@ -276,7 +279,7 @@ class NginxFront:
         self._clients = [_client(f"{self.base}/b{i}", self.token) for i in range(len(backends))]
         self.pins: dict[str, int] = {}
 
-    async def open(self, count: int) -> list[StreamClient]:
+    async def open(self, count: int, direct: list[httpx.AsyncClient]) -> list[StreamClient]:
         readers: list[StreamClient] = []
         n = len(self._clients)
         for i, client in enumerate(self._clients):
@@ -312,6 +315,134 @@ class NginxFront:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+class HAProxyFront:
+    """HAProxy (the system's, `--front haproxy`, 2.6 here) in front, learning where each
+    session went with no help from the client: a new session goes to a backend at
+    random; that backend's 201 answer is read whole (`http-response wait-for-body`) and
+    its `session_id` written into a map, id -> backend (`http-response set-map`); a
+    request naming a session is routed by the map (`path,field(4,/)`), else by a hash of
+    the id. Each backend section sets that backend's Host and token; HAProxy's own
+    token is checked in the frontend."""
+
+    name = "haproxy"
+
+    def __init__(self, backends: list[Backend], tmp: Path) -> None:
+        import secrets
+        import shutil
+        import socket
+
+        haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+        if not Path(haproxy).exists():
+            raise RuntimeError("--front haproxy: no haproxy on this machine")
+        self.token = secrets.token_urlsafe(24)
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.base = f"http://127.0.0.1:{port}"
+        root = tmp / "haproxy"
+        root.mkdir()
+        sessions_map = root / "sessions.map"
+        sessions_map.write_text("")
+        config = root / "haproxy.cfg"
+        config.write_text(_haproxy_conf(port, self.token, sessions_map, backends))
+        self._log = root / "haproxy.log"
+        with self._log.open("w") as err:
+            self.proc = subprocess.Popen(
+                [haproxy, "-db", "-f", str(config)], stdin=subprocess.DEVNULL, stderr=err
+            )
+        _wait_for_port(port, self.proc, self._log)
+        self._client = _client(self.base, self.token)
+        self.pins: dict[str, int] = {}
+
+    async def open(self, count: int, direct: list[httpx.AsyncClient]) -> list[StreamClient]:
+        readers = await open_streams(self._client, count)
+        # Where HAProxy sent each: asked of the backends themselves, for the checks.
+        for reader in readers:
+            for index, client in enumerate(direct):
+                if (await client.get(f"/api/sessions/{reader.session_id}")).status_code == 200:
+                    self.pins[reader.session_id] = index
+        return readers
+
+    def via(self, session_id: str) -> httpx.AsyncClient:
+        return self._client
+
+    def cpu_s(self) -> float:
+        return process_cpu_s(self.proc.pid)
+
+    async def stats(self) -> dict[str, Any]:
+        return {"pins": self.pins, "by_hash": None, "relayed_reads": None}
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def _wait_for_port(port: int, proc: subprocess.Popen[Any], log: Path) -> None:
+    import socket
+
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), 0.2).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                text = log.read_text() if log.exists() else ""
+                raise RuntimeError(f"the front did not start: {text[-2000:]}") from None
+            time.sleep(0.05)
+
+
+def _haproxy_conf(
+    port: int, token: str, sessions_map: Path, backends: list[Backend], no_delay: bool = True
+) -> str:
+    n = len(backends)
+    refuse = "http-request return status 401 content-type application/json string "
+    refuse += """'{"error":"unauthorized"}'"""
+    sections = []
+    for i, backend in enumerate(backends):
+        netloc = backend.base.removeprefix("http://")
+        # The id from the 201 answer's JSON: what precedes `"session_id": "`, then what
+        # follows the id's closing quote, cut away.
+        learned = "res.body,regsub('^.*\\\"session_id\\\": *\\\"',''),regsub('\\\".*$','')"
+        sections.append(
+            f"""backend b{i}
+  http-request set-header Host {netloc}
+  http-request set-header Authorization "Bearer {backend.token}"
+  http-response wait-for-body time 2s if {{ status 201 }}
+  http-response set-map({sessions_map}) %[{learned}] b{i} if {{ status 201 }}
+  server s{i} {netloc}
+"""
+        )
+    return f"""global
+  maxconn 4096
+defaults
+  mode http
+  {"option http-no-delay" if no_delay else "# (option http-no-delay left out)"}
+  timeout connect 5s
+  timeout client 60s
+  timeout server 60s
+  timeout tunnel 60s
+frontend ink
+  bind 127.0.0.1:{port}
+  {refuse} unless {{ req.hdr(authorization) -m str "Bearer {token}" }}
+  http-request set-var(txn.sid) path,field(4,/) if {{ path_beg /api/sessions/ }}
+  http-request set-var(txn.be) var(txn.sid),map({sessions_map}) if {{ var(txn.sid) -m found }}
+  use_backend %[var(txn.be)] if {{ var(txn.be) -m found }}
+  use_backend b%[var(txn.sid),crc32,mod({n})] if {{ var(txn.sid) -m found }}
+  use_backend b%[rand({n})] if {{ method POST }} {{ path /api/sessions }}
+  default_backend b0
+{"".join(sections)}"""
 
 
 def _nginx_conf(root: Path, port: int, token: str, backends: list[Backend]) -> str:
@@ -538,7 +669,7 @@ async def measure_once(
         workspace.mkdir()
         url = stamped_url(model.root, stream_s, RATE, TICK_MS)
         backends = [Backend(url, home, workspace, root / f"serve{i}.log") for i in range(count)]
-        proxy: ProxyProcess | NginxFront | None = None
+        proxy: ProxyProcess | NginxFront | HAProxyFront | None = None
         stops: list[tuple[float, bool, int]] = []
         try:
             await asyncio.gather(*(b.started() for b in backends))
@@ -593,14 +724,10 @@ async def measure_once(
         "client_cpu_pct": 100 * cpu["self"] / wall,
         "client_lag_p99_ms": percentile(result.pop("lags"), 99),
         "rss_max_mib": max(result["rss_mib"]),
-        "rss_per_session_mib": max(
-            (p - i) / ((sessions + direct) / count)
-            for p, i in zip(result["rss_mib"], idle_rss, strict=True)
-        ),
-        "fds_per_session": max(
-            (w - i) / ((sessions + direct) / count)
-            for w, i in zip(result["window_fds"], result["idle_fds"], strict=True)
-        ),
+        # Over all backends: a front that places sessions at random loads them unevenly.
+        "rss_per_session_mib": (sum(result["rss_mib"]) - sum(idle_rss)) / (sessions + direct),
+        "fds_per_session": (sum(result["window_fds"]) - sum(result["idle_fds"]))
+        / (sessions + direct),
         "stop_s": max(s for s, _, _ in stops),
         "killed": sum(k for _, k, _ in stops),
         "exit_codes": [c for _, _, c in stops],
@@ -614,7 +741,7 @@ async def measure_once(
 
 async def _drive(
     backends: list[Backend],
-    front: ProxyProcess | NginxFront,
+    front: ProxyProcess | NginxFront | HAProxyFront,
     model_pid: int,
     sessions: int,
     direct: int,
@@ -623,7 +750,7 @@ async def _drive(
 ) -> dict[str, Any]:
     clients = [b.client() for b in backends]
     try:
-        readers = await front.open(sessions)
+        readers = await front.open(sessions, clients)
         # The direct sessions, each with the client of the backend it is open on.
         straight: list[tuple[httpx.AsyncClient, StreamClient]] = []
         for i, client in enumerate(clients):
@@ -671,6 +798,10 @@ async def _drive(
         stats = await front.stats()
         pins = front.pins
         wrong = await misrouted(clients, pins, [r.session_id for r in readers])
+        # And through the front: each proxied session must be found where it routes.
+        for reader in readers:
+            via = front.via(reader.session_id)
+            wrong += (await via.get(f"/api/sessions/{reader.session_id}")).status_code != 200
         handover = await hand_over(front.via(probe), clients, int(pins[probe]), probe)
         for reader in readers:
             if reader.session_id != probe:
@@ -703,9 +834,10 @@ async def _drive(
     }
 
 
-FRONTS: dict[str, type[ProxyProcess] | type[NginxFront]] = {
+FRONTS: dict[str, type[ProxyProcess] | type[NginxFront] | type[HAProxyFront]] = {
     "python": ProxyProcess,
     "nginx": NginxFront,
+    "haproxy": HAProxyFront,
 }
 
 
@@ -766,7 +898,7 @@ def summarize(samples: dict[str, list[Any]]) -> dict[str, float]:
     derived = [
         {
             "misrouted": run["misrouted"],
-            "by_hash": run["by_hash"],
+            "by_hash": run["by_hash"] or 0,
             "killed": run["killed"],
             "files_bad": run["files"] - run["files_ok"],
             "lock_refused": int(
