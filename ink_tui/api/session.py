@@ -17,6 +17,8 @@ What it promises a caller (the run-control contract, seen from outside):
   with `agent_id` queue input for one (`AgentGone`, a `LookupError`, when it is not
   running: nothing was queued); `abort_agent(agent_id)` stops only it and returns once
   it has ended (`AgentStopped`). `abort()` stops the whole tree.
+- The queue (api/session_queue.py): `queue`, `clear_queue`, `edit`, `set_mode`,
+  `move`, `remove` by entry id (`QueueEntryGone` when it was sent or removed).
 - Going back (api/session_rewind.py): `tree()`, `rewind(entry_id, restore)`,
   `rewind_preview`, `undo_rewind`, `navigate_tree`, `fork`; idle only.
 - Events: `subscribe(callback)` or `async for event in session.events()`, each a public
@@ -48,6 +50,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ink_tui.api.event_fanout import EventFanout
+from ink_tui.api.session_queue import QueueEditing
 from ink_tui.api.session_results import PromptResult, QueuedInput, QueueEntryGone, SessionBusy
 from ink_tui.api.session_rewind import GoingBack
 from ink_tui.api.subagents import AgentInfo, AgentStopped, RecordedAgent, agent_info
@@ -71,7 +74,7 @@ if TYPE_CHECKING:
 __all__ = ["AgentSession", "PromptResult", "QueueEntryGone", "QueuedInput", "SessionBusy"]
 
 
-class AgentSession(GoingBack):
+class AgentSession(GoingBack, QueueEditing):
     """Build with `await AgentSession.open(...)` (or `async with AgentSession.open(...)`)."""
 
     def __init__(
@@ -393,42 +396,6 @@ class AgentSession(GoingBack):
         """Wait for the current prompt to settle; None when nothing is running."""
         settled = self._settled
         return await asyncio.shield(settled) if settled is not None else None
-
-    # -- the queue -----------------------------------------------------------------------
-
-    @property
-    def queue(self) -> list[QueuedInput]:
-        return [QueuedInput(e.id, e.text, e.mode, e.source) for e in self.controller.queue.entries]
-
-    def clear_queue(self) -> list[QueuedInput]:
-        """Remove every queued entry; returns them (nothing goes back to an editor)."""
-        return [QueuedInput(e.id, e.text, e.mode, e.source) for e in self.controller.clear_queue()]
-
-    def edit(self, entry_id: int, text: str) -> None:
-        self._entry(entry_id)
-        if not text.strip():
-            raise ValueError("the text is empty; remove the entry instead")
-        self.controller.queue.edit(entry_id, text)
-
-    def set_mode(self, entry_id: int, mode: QueueMode) -> None:
-        self._entry(entry_id)
-        self.controller.set_entry_mode(entry_id, mode)
-
-    def move(self, entry_id: int, to: int) -> None:
-        """Move an entry to position `to` (0 is first; clamped to the ends)."""
-        self._entry(entry_id)
-        self.controller.move_entry_to(entry_id, to)
-
-    def remove(self, entry_id: int) -> QueuedInput:
-        entry = self._entry(entry_id)
-        self.controller.remove_entry(entry_id)
-        return entry
-
-    def _entry(self, entry_id: int) -> QueuedInput:
-        entry = self.controller.queue.get(entry_id)
-        if entry is None:
-            raise QueueEntryGone(f"no queued entry has id {entry_id} (sent or removed?)")
-        return QueuedInput(entry.id, entry.text, entry.mode, entry.source)
 
     # -- events --------------------------------------------------------------------------
 
