@@ -327,6 +327,7 @@ class HAProxyFront:
     token is checked in the frontend."""
 
     name = "haproxy"
+    no_delay = True
 
     def __init__(self, backends: list[Backend], tmp: Path) -> None:
         import secrets
@@ -346,7 +347,7 @@ class HAProxyFront:
         sessions_map = root / "sessions.map"
         sessions_map.write_text("")
         config = root / "haproxy.cfg"
-        config.write_text(_haproxy_conf(port, self.token, sessions_map, backends))
+        config.write_text(_haproxy_conf(port, self.token, sessions_map, backends, self.no_delay))
         self._log = root / "haproxy.log"
         with self._log.open("w") as err:
             self.proc = subprocess.Popen(
@@ -384,6 +385,14 @@ class HAProxyFront:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+
+
+class HAProxyDelayFront(HAProxyFront):
+    """`--front haproxy-delay`: the same without `option http-no-delay`, to show what it
+    is for (HAProxy holds small writes back for more, and SSE waits)."""
+
+    name = "haproxy-delay"
+    no_delay = False
 
 
 def _wait_for_port(port: int, proc: subprocess.Popen[Any], log: Path) -> None:
@@ -838,6 +847,7 @@ FRONTS: dict[str, type[ProxyProcess] | type[NginxFront] | type[HAProxyFront]] = 
     "python": ProxyProcess,
     "nginx": NginxFront,
     "haproxy": HAProxyFront,
+    "haproxy-delay": HAProxyDelayFront,
 }
 
 
