@@ -66,3 +66,31 @@ def test_the_proxy_finds_the_end_of_a_chunked_body_however_it_is_split() -> None
     scanner = ChunkScanner()
     scanner.feed(body[:-1])
     assert not scanner.done
+
+
+@pytest.mark.timeout(130)
+@pytest.mark.parametrize("front", ["nginx", "haproxy"])
+def test_quick_scaling_figure_behind_a_standard_proxy(front: str, tmp_path: Path) -> None:
+    """Only where the machine has that proxy (the project does not install it)."""
+    import shutil
+
+    if shutil.which(front) is None and not Path(f"/usr/sbin/{front}").exists():
+        pytest.skip(f"no {front} on this machine")
+    out = tmp_path / "scaling.json"
+    proc = subprocess.run(
+        [
+            *(sys.executable, "-m", "benchmarks.fig11_scaling", "--quick"),
+            *("--front", front, "--out", str(out)),
+        ],
+        cwd=REPO_ROOT,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    sample = json.loads(out.read_text())
+    assert sample["front"] == front
+    assert sample["misrouted"] == 0
+    assert sample["locked_status"] == 409 and sample["kill_first_event"] == "replay_gap"
+    assert sample["files_ok"] == sample["files"] == sample["sessions"] + sample["direct"]
