@@ -298,7 +298,11 @@ class Proxy:
         head += [k + b": " + v for k, v in request.headers if k.lower() not in _HOP_BY_HOP]
         raw = b"\r\n".join(head) + b"\r\n\r\n" + request.body
         for attempt in range(2):
-            up_reader, up_writer, reused = await backend.connection()
+            try:
+                up_reader, up_writer, reused = await backend.connection()
+            except OSError as refused:
+                message = f"backend {backend.netloc} cannot be reached"
+                raise HttpError(502, "bad_gateway", message) from refused
             try:
                 up_writer.write(raw)
                 await up_writer.drain()

@@ -48,7 +48,9 @@ Then:
    201: the kernel let go of the lock with its holder), and a client reconnecting there
    with the last seq it read must get `replay_gap` first (`kill_missing`: up to the end
    of the block of seqs the dead process had reserved). What its file holds after
-   (`kill_file_roles`) is recorded: the answer under way dies with the process.
+   (`kill_file_roles`) is recorded: the answer under way dies with the process. So is
+   what the front answers for a session it had pinned to the dead backend
+   (`dead_pin_status`).
 7. The second backend is stopped with SIGINT (30 s, then killed; `stop_s`, `killed`),
    and every other session file read back with ink's reader: each must hold its prompt
    and its whole answer (`files_ok` of `files`).
@@ -820,6 +822,13 @@ async def _drive(
         # Peak RSS once every run has settled, before the first backend is killed.
         peak_rss = [vm_kib(b.pid, "VmHWM") / 1024 for b in backends]
         killed = await kill_and_resume(backends, clients)
+        # What the front answers for a session pinned to the backend that was killed.
+        dead = next(sid for sid, index in pins.items() if index == 0)
+        try:
+            answer = await front.via(dead).get(f"/api/sessions/{dead}")
+            killed["dead_pin_status"] = answer.status_code
+        except httpx.HTTPError as error:
+            killed["dead_pin_status"] = type(error).__name__
     finally:
         await front.aclose()
         for client in clients:
