@@ -7,10 +7,11 @@ same per frame in the TUI. It is a plain dependency, but ink stays correct witho
 (a platform with no wheel, `INK_NO_UVLOOP=1` to compare or to rule it out): everything
 ink does is asyncio's public interface, which both loops implement.
 
-RPC mode runs on it (`run()`), the mode that streams events to a program as fast as they
-come, and takes its signals through `loop.add_signal_handler`. The TUI, print and serve
-modes stay on asyncio's loop for now: their SIGTERM/SIGHUP path is a `signal.signal`
-handler (`tools/job_exit.py`) that has only been tested on asyncio's loop.
+RPC mode, the ACP agent and `ink serve` run on it (`run()`): each takes its signals
+through `loop.add_signal_handler` (serve's stop, `serve/stopping.py`, is tested through
+the real process in tests/test_serve_signals.py). The TUI and print modes stay on
+asyncio's loop for now: their SIGTERM/SIGHUP path is a `signal.signal` handler
+(`tools/job_exit.py`) that has only been tested on asyncio's loop.
 """
 
 from __future__ import annotations

@@ -24,7 +24,6 @@ What it promises at the command line:
 from __future__ import annotations
 
 import argparse
-import asyncio
 import ipaddress
 import logging
 import socket
@@ -163,8 +162,12 @@ def main(argv: Sequence[str]) -> int:
     # The `ink` command's process-wide guards (subreaper, exit paths): its entry points
     # install them, the sessions it opens never do.
     guard_exit()
+    from ink_tui import event_loop
+
     try:
-        return asyncio.run(
+        # uvloop where it is installed: the loop's own work is most of what a streamed
+        # delta costs between the model's socket and the clients' (event_loop.py).
+        return event_loop.run(
             serve(
                 sock,
                 workspace,
