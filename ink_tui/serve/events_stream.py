@@ -29,6 +29,7 @@ What it promises a client of `GET /api/sessions/{id}/events` (and of a prompt se
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass, field
@@ -146,10 +147,25 @@ class EventLog:
         }
 
 
+# `json.dumps` with options makes a new encoder each call, which cost more than the
+# encoding of a small event: one, made once, for every event.
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
+
+
+def _strict_json(event: Mapping[str, Any]) -> str:
+    """`strict_json.dumps` with the encoder above: a non-finite float as its name."""
+    try:
+        return _ENCODER.encode(event)
+    except ValueError as error:
+        if "Out of range float" not in str(error):
+            raise
+    return _ENCODER.encode(strict_json.finite(event))
+
+
 def encode(seq: int, kind: str, event: Mapping[str, Any]) -> bytes:
     # Compact JSON holds no newline (they are escaped inside strings): one data line.
     # Strict: a non-finite float (a model's NaN) is written as a string, never bare.
-    data = strict_json.dumps(event, ensure_ascii=False, separators=(",", ":"), default=str)
+    data = _strict_json(event)
     return f"id: {seq}\nevent: {kind}\ndata: {data}\n\n".encode()
 
 
@@ -220,7 +236,7 @@ async def sse_stream(
                             settled = True
                             merged = merged[: index + 1]
                             break
-                yield b"".join(encode(f.seq, f.type, f.event) for f in merged)
+                yield b"".join([encode(f.seq, f.type, f.event) for f in merged])
                 if settled:
                     return
                 if any(f.type == "message_update" for f in frames):

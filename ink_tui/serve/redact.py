@@ -53,6 +53,12 @@ _AUTH = re.compile(
 _BEARER = re.compile(r"(?i)\b(bearer)\s+[A-Za-z0-9\-._~+/]{6,}=*")
 # Most texts mention neither: one cheap search before the two above.
 _HINT = re.compile(r"(?i)authori|bearer")
+# Masking is a function of the text (and the secrets): the short strings every event
+# repeats (its type, the session's and run's ids, a delta's kind) are masked once and
+# remembered, rather than searched again in each of a stream's thousands of events.
+_MEMO_MAX_LEN = 64
+_MEMO_SIZE = 4096
+_SCALARS = frozenset({int, float, bool, type(None)})
 # A PEM private key: its body goes, its BEGIN and END lines stay (so the reader sees
 # what was there). A block cut before its END (a preview, a truncated output) is masked
 # to the end of the text.
@@ -94,6 +100,7 @@ class Redactor:
         self.show_arguments = show_arguments
         self._secrets: set[str] = set()
         self._pattern: re.Pattern[str] | None = None
+        self._memo: dict[str, str] = {}
         self.add_secrets(secrets)
 
     def add_secrets(self, secrets: Iterable[str | None]) -> None:
@@ -103,10 +110,23 @@ class Redactor:
         # Longest first, so a key that contains another is masked whole.
         ordered = sorted(self._secrets, key=len, reverse=True)
         self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
+        self._memo = {}
 
     # -- text ---------------------------------------------------------------------------
 
     def text(self, text: str) -> str:
+        if len(text) > _MEMO_MAX_LEN:
+            return self._mask(text)
+        memo = self._memo
+        shown = memo.get(text)
+        if shown is None:
+            shown = self._mask(text)
+            if len(memo) >= _MEMO_SIZE:
+                memo.clear()
+            memo[text] = shown
+        return shown
+
+    def _mask(self, text: str) -> str:
         if self._pattern is not None:
             text = self._pattern.sub(MASK, text)
         if "PRIVATE KEY-----" in text:
@@ -120,10 +140,23 @@ class Redactor:
         """`value` with every string in it masked (dicts and lists copied)."""
         if isinstance(value, str):
             return self.text(value)
+        # Strings and plain scalars in place, the rest by a call: an event is mostly the
+        # former, and a call per value cost as much as masking it.
+        text, deep = self.text, self.deep
         if isinstance(value, dict):
-            return {key: self.deep(item) for key, item in value.items()}
+            return {
+                key: text(item)
+                if type(item) is str
+                else item
+                if type(item) in _SCALARS
+                else deep(item)
+                for key, item in value.items()
+            }
         if isinstance(value, list | tuple):
-            return [self.deep(item) for item in value]
+            return [
+                text(item) if type(item) is str else item if type(item) in _SCALARS else deep(item)
+                for item in value
+            ]
         return value
 
     # -- tool arguments and results -----------------------------------------------------
