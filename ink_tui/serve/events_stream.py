@@ -31,7 +31,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -214,7 +214,7 @@ async def sse_stream(
     mask: Callable[[str], str],
     until_settled: bool = False,
     on_hang_up: Callable[[], None] | None = None,
-) -> AsyncIterator[bytes]:
+) -> AsyncGenerator[bytes, None]:
     """The SSE body for `listener`. With `until_settled`, it ends after `agent_settled`;
     if it is closed before that (the client hung up), `on_hang_up` is called."""
     last_sent = listener.after

@@ -3,13 +3,12 @@
 The stream's rules (ids, replay with `Last-Event-ID` or `?last_event_id=`, the
 `replay_gap` event, merged deltas) are `events_stream`'s. Without a last event id the
 stream starts with the next event: load the state first (`GET /api/sessions/{id}`),
-then listen from its `last_seq`. Keep-alive comments every `PING_S` seconds; a client
+then listen from its `last_seq`. A keep-alive comment after `PING_S` quiet seconds; a client
 that hangs up only stops its own stream (the run goes on).
 """
 
 from __future__ import annotations
 
-from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -17,6 +16,7 @@ from starlette.routing import Route
 from ink_tui.serve.events_stream import sse_stream
 from ink_tui.serve.responses import error, redactor_of
 from ink_tui.serve.routes_sessions import served_of
+from ink_tui.serve.sse_response import SSEResponse
 
 PING_S = 15
 
@@ -41,10 +41,9 @@ async def events(request: Request) -> Response:
     if isinstance(after, str):
         return error(request, 400, "bad_request", after)
     listener = served.log.listen(after)
-    return EventSourceResponse(
+    return SSEResponse(
         sse_stream(served.log, listener, mask=redactor_of(request).text),
-        ping=PING_S,
-        sep="\n",
+        ping_s=PING_S,
     )
 
 

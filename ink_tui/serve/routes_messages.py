@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
-from sse_starlette import EventSourceResponse
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -32,6 +31,7 @@ from ink_tui.core.messages import QUEUE_MODES
 from ink_tui.serve.events_stream import sse_stream
 from ink_tui.serve.responses import BadRequest, answer, choice, error, json_body, redactor_of
 from ink_tui.serve.routes_sessions import registry_of, served_of
+from ink_tui.serve.sse_response import SSEResponse
 
 PING_S = 15
 
@@ -83,7 +83,7 @@ async def post_message(request: Request) -> Response:
     def hang_up() -> None:
         registry.background(session.abort(), f"abort of session {served.id} after a hang-up")
 
-    return EventSourceResponse(
+    return SSEResponse(
         sse_stream(
             served.log,
             listener,
@@ -91,8 +91,7 @@ async def post_message(request: Request) -> Response:
             until_settled=True,
             on_hang_up=hang_up,
         ),
-        ping=PING_S,
-        sep="\n",
+        ping_s=PING_S,
     )
 
 
