@@ -63,7 +63,19 @@ def send(page: Page, text: str) -> None:
 
 
 def settled(page: Page) -> None:
+    """The run the page shows as running has settled. Only after something proved that
+    run started: the line still says the last run's "settled" until its state_change."""
     expect(page.locator("#state")).to_have_text("settled · completed")
+
+
+def run(page: Page, text: str) -> None:
+    """Send `text` and wait until its own run has settled. The page draws the message
+    from the run's `user_message` event, which comes after its `state_change` to running
+    (events applied in order): once the message is there, a "settled" is this run's,
+    never the one before it left on the line."""
+    send(page, text)
+    expect(message(page, text)).to_have_count(1)
+    settled(page)
 
 
 def message(page: Page, text: str) -> Locator:
@@ -86,8 +98,7 @@ def test_rewind_from_the_page_restores_files_and_conversation(
     expect(page.locator("#state")).to_have_text("idle")
 
     server.push(text_reply("Looked around."))
-    send(page, "look first")
-    settled(page)
+    run(page, "look first")
     server.push(
         tool_reply(
             [("write", {"path": "cart.py", "content": "def total(items):\n    return 0\n"})]
@@ -95,8 +106,7 @@ def test_rewind_from_the_page_restores_files_and_conversation(
         tool_reply([("bash", {"command": "printf made > created.txt"})]),
         text_reply("Changed the cart."),
     )
-    send(page, "change the cart")
-    settled(page)
+    run(page, "change the cart")
     assert (workspace / "created.txt").read_text() == "made"
 
     buttons = page.get_by_role("button", name="Rewind to here")
@@ -203,10 +213,8 @@ def test_a_rewind_by_another_client_redraws_the_page(
     page.get_by_role("button", name="+ New session").click()
     expect(page.locator("#state")).to_have_text("idle")
     server.push(text_reply("One."), text_reply("Two."))
-    send(page, "first")
-    settled(page)
-    send(page, "second")
-    settled(page)
+    run(page, "first")
+    run(page, "second")
     expect(page.get_by_role("button", name="Rewind to here")).to_have_count(2)
     entry = message(page, "second").get_attribute("data-entry-id")
     assert entry
@@ -215,6 +223,7 @@ def test_a_rewind_by_another_client_redraws_the_page(
         f"{served.base}/api/sessions/{sid}/rewind",
         json={"entry_id": entry, "restore": "conversation"},
         headers={"Authorization": f"Bearer {served.token}"},
+        timeout=30,  # httpx's 5 s default is a guess at a busy machine
     )
     assert answer.status_code == 200, answer.text
     # Its `rewound` event redraws this page: the message is gone, its input untouched.
