@@ -17,15 +17,14 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
-import pyte
 from textual.app import App, ComposeResult
-from textual.drivers.headless_driver import HeadlessDriver
 from textual.pilot import Pilot
 
 from ink_tui import fastpaths
 from ink_tui.control.bus import EventBus
 from ink_tui.fastpaths import terminal_scroll
 from ink_tui.ui.widgets.transcript import Transcript
+from tests.terminal_capture import CaptureDriver, Terminal
 
 WIDTH, HEIGHT = 60, 12
 SCROLL_REGION = re.compile(r"\x1b\[\d+;\d+r")  # DECSTBM: a scroll region is set
@@ -42,21 +41,6 @@ ANSWER = (
 )
 
 
-class CaptureDriver(HeadlessDriver):
-    """A driver that writes like a terminal's, into a list."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.written: list[str] = []
-
-    @property
-    def is_headless(self) -> bool:
-        return False
-
-    def write(self, data: str) -> None:
-        self.written.append(data)
-
-
 class Host(App[None]):
     def __init__(self) -> None:
         super().__init__(driver_class=CaptureDriver)
@@ -68,23 +52,6 @@ class Host(App[None]):
 
 if fastpaths.enabled("terminal_scroll"):
     terminal_scroll.install(Host)
-
-
-class Terminal:
-    """pyte's screen, fed with what the app wrote since the last look."""
-
-    def __init__(self, written: list[str]) -> None:
-        self.screen = pyte.Screen(WIDTH, HEIGHT)
-        self.stream = pyte.Stream(self.screen)
-        self.written = written
-        self.read = 0
-
-    def rows(self) -> list[str]:
-        chunks = self.written[self.read :]
-        self.read += len(chunks)
-        for chunk in chunks:
-            self.stream.feed(chunk)
-        return [row.rstrip() for row in self.screen.display]
 
 
 def app_rows(app: App[Any]) -> list[str]:
@@ -112,7 +79,7 @@ async def running() -> AsyncIterator[tuple[Pilot[None], Transcript, Terminal]]:
     async with app.run_test(headless=False, size=(WIDTH, HEIGHT)) as pilot:
         driver = app._driver
         assert isinstance(driver, CaptureDriver)
-        terminal = Terminal(driver.written)
+        terminal = Terminal(driver.written, WIDTH, HEIGHT)
         yield pilot, app.query_one(Transcript), terminal
         terminal_scroll.forget(app)
 

@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.screen import Screen
+    from textual.scrollbar import ScrollBar
 
 DISABLE_VAR = "INK_NO_FAST_PATHS"
 """`INK_NO_FAST_PATHS=1` turns every speed trick off; a comma-separated list of names
@@ -61,6 +63,24 @@ FAST_PATHS: tuple[FastPath, ...] = (
         "fastpaths.terminal_scroll",
         "App._display (wrapped on ink's App), CompositorUpdate.render_segments, "
         "Compositor.visible_widgets, Widget._repaint_regions and _styles_cache.clear()",
+    ),
+    FastPath(
+        "frame_diff",
+        "fastpaths.frame_diff",
+        "nothing more than terminal_scroll's wrapped App._display: pieces of rows "
+        "compared with what was written there",
+    ),
+    FastPath(
+        "compositor_rows",
+        "fastpaths.compositor_rows",
+        "Compositor.render_partial_update (replaced on ink's main screen's compositor), "
+        "its _dirty_regions, _regions_to_spans, cuts and visible_widgets; ChopsUpdate",
+    ),
+    FastPath(
+        "scrollbar_rows",
+        "fastpaths.scrollbar_rows",
+        "ScrollBar.render_lines (replaced on the transcript's scrollbar), "
+        "ScrollBarRender.render_bar and the renderer's attributes",
     ),
     FastPath(
         "answer_syntax",
@@ -177,10 +197,26 @@ def install_app_patches(app_class: type[App[Any]] | None = None) -> None:
         from ink_tui.fastpaths import textual_strips
 
         textual_strips.install()
-    if app_class is not None and enabled("terminal_scroll"):
+    if app_class is not None and (enabled("terminal_scroll") or enabled("frame_diff")):
         from ink_tui.fastpaths import terminal_scroll
 
-        terminal_scroll.install(app_class)
+        terminal_scroll.install(app_class, remember=enabled("frame_diff"))
+
+
+def adopt_screen(screen: Screen[object]) -> None:
+    """A screen of ink's whose partial frames render only the rows they write."""
+    if enabled("compositor_rows"):
+        from ink_tui.fastpaths import compositor_rows
+
+        compositor_rows.adopt(screen)
+
+
+def adopt_scrollbar(scrollbar: ScrollBar) -> None:
+    """A scrollbar of ink's whose rows are kept while its bar looks the same."""
+    if enabled("scrollbar_rows"):
+        from ink_tui.fastpaths import scrollbar_rows
+
+        scrollbar_rows.adopt(scrollbar)
 
 
 def reset() -> None:

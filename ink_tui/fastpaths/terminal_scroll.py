@@ -50,6 +50,8 @@ from textual.scrollbar import ScrollBar, ScrollBarCorner
 from textual.strip import Strip
 from textual.widget import Widget
 
+from ink_tui.fastpaths.frame_diff import ScreenMemory
+
 _WRAPPED = "_ink_terminal_scroll"
 
 
@@ -82,38 +84,53 @@ def check() -> str | None:
 class _Scrolled(CompositorUpdate):
     """A frame with the terminal's scroll written first."""
 
-    def __init__(self, prefix: str, update: CompositorUpdate) -> None:
+    def __init__(
+        self, prefix: str, update: CompositorUpdate, memory: ScreenMemory | None, band: Band
+    ) -> None:
         self.prefix = prefix
         self.update = update
+        self.memory = memory
+        self.band = band
 
     def render_segments(self, console: Console) -> str:
+        if self.memory is not None:
+            self.memory.scrolled(*self.band)
         return self.prefix + self.update.render_segments(console)
 
 
 class _FromRunStart(CompositorUpdate):
-    """A partial frame written from where each run begins (Textual's, from its chop's)."""
+    """A partial frame written from where each run begins (Textual's, from its chop's),
+    and with a `memory`, only where it differs from what the terminal shows."""
 
-    def __init__(self, update: ChopsUpdate) -> None:
+    def __init__(self, update: ChopsUpdate, memory: ScreenMemory | None) -> None:
         self.update = update
+        self.memory = memory
 
     def render_segments(self, console: Console) -> str:
-        update = self.update
+        update, memory = self.update, self.memory
         chops, chop_ends, spans = update.chops, update.chop_ends, update.spans
         move_to = Control.move_to
         out: list[str] = []
         last_y = spans[-1][0]
         for y, x1, x2 in spans:
+            wrote = False
             for end, (x, strip) in zip(chop_ends[y], chops[y].items(), strict=False):
                 if strip is None or x > x2 or end <= x1:
                     continue
                 if x2 > x >= x1 and end <= x2:
-                    out.append(move_to(x, y).segment.text)
-                    out.append(strip.render(console))
-                    continue
-                start = x + _whole_cell(strip, x1 - x) if x1 > x else x
+                    start, piece = x, strip
+                else:
+                    start = x + _whole_cell(strip, x1 - x) if x1 > x else x
+                    piece = strip.crop(start - x, min(end, x2) - x)
+                if memory is not None:
+                    changed = memory.write(y, start, piece)
+                    if changed is None:
+                        continue
+                    start, piece = changed
                 out.append(move_to(start, y).segment.text)
-                out.append(strip.crop(start - x, min(end, x2) - x).render(console))
-            if y != last_y:
+                out.append(piece.render(console))
+                wrote = True
+            if wrote and y != last_y:
                 out.append("\n")
         return "".join(out)
 
@@ -135,32 +152,55 @@ def _whole_cell(strip: Strip, cell: int) -> int:
     return cell
 
 
+Band = tuple[int, int, int]
+"""Screen rows `top`..`bottom` (inclusive) moved up by `shift` (down when negative)."""
+
+
 @dataclass(slots=True)
 class _Pending:
     widget: Widget
     sequence: str
+    band: Band
 
 
-# Per app: the scroll waiting for its frame.
+# Per app: the scroll waiting for its frame, and what the terminal shows.
 _pending: WeakKeyDictionary[App[Any], _Pending] = WeakKeyDictionary()
+_memories: WeakKeyDictionary[App[Any], ScreenMemory] = WeakKeyDictionary()
 
 
-def install(app_class: type[App[Any]]) -> None:
-    """Wrap `app_class._display` (ink's App, a subclass: Textual's own stays); idempotent."""
+def install(app_class: type[App[Any]], *, remember: bool = False) -> None:
+    """Wrap `app_class._display` (ink's App, a subclass: Textual's own stays); idempotent.
+    `remember`: frames write only what differs from what the terminal shows
+    (`frame_diff`)."""
     if getattr(app_class, _WRAPPED, False):
         return
     original: Callable[[App[Any], Any, Any], None] = app_class._display
 
     def _display(self: App[Any], screen: Any, renderable: Any) -> None:
+        memory = _memory_for(self, screen, renderable) if remember else None
         pending = _pending.get(self)
         if isinstance(renderable, ChopsUpdate) and renderable.spans:
-            renderable = _FromRunStart(renderable)
+            renderable = _FromRunStart(renderable, memory)
         if pending is not None and renderable is not None:
-            renderable = _with_scroll(self, screen, renderable, pending)
+            renderable = _with_scroll(self, screen, renderable, pending, memory)
         original(self, screen, renderable)
 
     setattr(app_class, "_display", _display)  # noqa: B010
     setattr(app_class, _WRAPPED, True)
+
+
+def _memory_for(app: App[Any], screen: Any, renderable: Any) -> ScreenMemory | None:
+    """The app's memory of the terminal, if this frame may use it (else forgotten)."""
+    if renderable is None:
+        return None
+    memory = _memories.get(app)
+    if memory is None:
+        memory = _memories[app] = ScreenMemory()
+    if isinstance(renderable, ChopsUpdate) and screen is app.screen and _writes(app):
+        memory.frame_of(screen)
+        return memory
+    memory.forget()  # a whole frame, another screen's, or one not written: unknown
+    return None
 
 
 def _writes(app: App[Any]) -> bool:
@@ -175,7 +215,9 @@ def _writes(app: App[Any]) -> bool:
     )
 
 
-def _with_scroll(app: App[Any], screen: Any, renderable: Any, pending: _Pending) -> Any:
+def _with_scroll(
+    app: App[Any], screen: Any, renderable: Any, pending: _Pending, memory: ScreenMemory | None
+) -> Any:
     widget = pending.widget
     if not widget.is_attached:
         del _pending[app]  # gone: what is in its rows now is someone else's
@@ -188,7 +230,9 @@ def _with_scroll(app: App[Any], screen: Any, renderable: Any, pending: _Pending)
         widget.refresh()
         return renderable
     del _pending[app]
-    return _Scrolled(pending.sequence, renderable)
+    if memory is None:
+        _forget_memory(app)  # rows moved that a memory could not follow
+    return _Scrolled(pending.sequence, renderable, memory, pending.band)
 
 
 def arrange(widget: Widget, shift: int, band: Region) -> bool:
@@ -204,7 +248,8 @@ def arrange(widget: Widget, shift: int, band: Region) -> bool:
         return False
     if not _alone_in(widget, band):
         return False
-    _pending[app] = _Pending(widget, scroll_sequence(band.y, band.bottom - 1, shift))
+    top, bottom = band.y, band.bottom - 1
+    _pending[app] = _Pending(widget, scroll_sequence(top, bottom, shift), (top, bottom, shift))
     widget._styles_cache.clear()
     return True
 
@@ -244,5 +289,12 @@ def _alone_in(widget: Widget, band: Region) -> bool:
 
 
 def forget(app: App[Any]) -> None:
-    """Drop a scroll still waiting (tests, and an app closing)."""
+    """Drop a scroll still waiting and what the terminal showed (tests, an app closing)."""
     _pending.pop(app, None)
+    _forget_memory(app)
+
+
+def _forget_memory(app: App[Any]) -> None:
+    memory = _memories.get(app)
+    if memory is not None:
+        memory.forget()

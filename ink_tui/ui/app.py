@@ -27,7 +27,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from ink_tui.control.bus import EventBus
-from ink_tui.fastpaths import install_app_patches
+from ink_tui.fastpaths import adopt_screen, install_app_patches
 from ink_tui.ui.app_start import AppStart, MakeController
 from ink_tui.ui.panel_layout import LAYOUT_EVENTS, PanelLayout
 
@@ -72,6 +72,10 @@ class _MainScreen(Screen[object]):
     """
 
     AUTO_FOCUS = "#prompt"
+
+    def __init__(self, id: str | None = None) -> None:
+        super().__init__(id=id)
+        adopt_screen(self)
 
 
 def _palette_commands() -> type[Provider]:

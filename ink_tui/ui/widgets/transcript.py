@@ -33,7 +33,7 @@ from textual.strip import Strip
 from textual.timer import Timer
 
 from ink_tui.control.bus import EventBus
-from ink_tui.fastpaths import enabled
+from ink_tui.fastpaths import adopt_scrollbar, enabled
 from ink_tui.fastpaths.gc_policy import freeze_long_lived
 from ink_tui.ui.blocks.answer_block import AnswerBlock
 from ink_tui.ui.blocks.block import Block, Look
@@ -505,6 +505,8 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
 
     def _repaint_at(self, top: int) -> None:
         """Show the lines from `top` on, drawing only the rows unlike the last frame's."""
+        if self.show_vertical_scrollbar:
+            adopt_scrollbar(self.vertical_scrollbar)
         content = self.scrollable_content_region
         look = self._look()
         line = self._lines.line
@@ -540,6 +542,12 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
             self.scroll_to(y=top, animate=False, immediate=True, force=True)
         finally:
             self._scroll_owner = ""
+        # The rows that came in are blank on the terminal from edge to edge: their
+        # padding too, which a row's own refresh (content cells) does not draw.
+        height = self.scrollable_content_region.height
+        first = height - shift if shift > 0 else 0
+        left = -self.content_offset.x
+        super().refresh(Region(left, first, self.size.width, min(abs(shift), height)))
         if self.show_vertical_scrollbar:
             self.vertical_scrollbar.refresh()
         return True

@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
-from rich.cells import cell_len
 from textual.strip import Strip
+
+from ink_tui.fastpaths.frame_diff import first_change
 
 Row = Strip | None
 
@@ -45,30 +46,6 @@ class _Drawn:
 
 def _same(old: Row, new: Row) -> bool:
     return old is new or (old is not None and new is not None and old == new)
-
-
-def first_change(old: Row, new: Row) -> int:
-    """The first cell at which `new` may differ from `old` on screen (0 when unsure).
-
-    One character before the first that differs, so a mark that combines with the
-    character before it (or a wide character split by the cut) is drawn whole.
-    """
-    if old is None or new is None:
-        return 0
-    cell = 0
-    for before, after in zip(old, new, strict=False):
-        if before == after:
-            cell += before.cell_length
-            continue
-        if before.style == after.style and not before.control and not after.control:
-            same = 0
-            for a, b in zip(before.text, after.text, strict=False):
-                if a != b:
-                    break
-                same += 1
-            cell += cell_len(before.text[: max(0, same - 1)])
-        return cell
-    return cell
 
 
 def _spans(changed: list[tuple[int, int]]) -> tuple[tuple[int, int, int], ...]:

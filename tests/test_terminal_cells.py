@@ -1,0 +1,109 @@
+"""The whole app on a terminal: every cell, colours too, is what the app drew.
+
+ink writes less than Textual would: a partial frame renders only its rows
+(`compositor_rows`), the transcript's scrollbar keeps rows that look the same
+(`scrollbar_rows`), rows move by the terminal's scrolling (`terminal_scroll`) and a
+piece of a row is written only where it differs from what the terminal shows
+(`frame_diff`). Any of those wrong leaves a cell stale, and a stale cell that the app
+believes drawn is never drawn again. Here the real app (transcript, scrollbar, activity
+panel, status bar, input) streams a long answer from the loopback model into a real
+terminal emulator (pyte), held at several points; at each, and at the end, the
+emulator's cells (character, colours, attributes) must come to equal a fresh terminal
+given the compositor's own full picture. Scrollbar and spinner changes are colour-only
+(a thumb is coloured blanks), which a comparison of text alone would miss.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+from typing import Any
+
+import pyte
+from rich.control import Control
+from textual.pilot import Pilot
+
+from ink_tui import fastpaths
+from ink_tui.fastpaths import terminal_scroll
+from ink_tui.ui.app import InkApp
+from ink_tui.ui.widgets.transcript import Transcript
+from tests.scripted_server import Gate, Reply, ScriptedServer, chunk, usage_chunk
+from tests.terminal_capture import CaptureDriver, Cell, Terminal, screen_cells
+from tests.ui_helpers import make_app, type_text, wait_until
+
+WIDTH, HEIGHT = 80, 24
+
+LINE = "Streaming text that wraps, with `code` and **bold** words in it, line {n}."
+ANSWER_PARTS = [
+    "\n\n".join(LINE.format(n=n) for n in range(start, start + 4))
+    + "\n\n```python\nfor n in range(3):\n    print(n)\n```\n\n- an item\n- another\n\n"
+    for start in range(0, 60, 4)
+]
+
+
+def drawn(app: InkApp) -> list[list[Cell]]:
+    """The compositor's whole picture, as a terminal that is given it shows it."""
+    screen = pyte.Screen(WIDTH, HEIGHT)
+    stream = pyte.Stream(screen)
+    for y, strip in enumerate(app.screen._compositor.render_strips()):
+        stream.feed(Control.move_to(0, y).segment.text + strip.render(app.console))
+    return screen_cells(screen)
+
+
+async def shows_what_was_drawn(pilot: Pilot[None], terminal: Terminal, within: float = 10) -> None:
+    deadline = time.monotonic() + within
+    while True:
+        await pilot.pause()
+        expected, seen = drawn(pilot.app), terminal.cells()
+        if seen == expected:
+            return
+        if time.monotonic() > deadline:
+            rows = [
+                f"row {y}: " + ", ".join(f"{x}: {a} != {b}" for x, (a, b) in diffs[:3])
+                for y in range(HEIGHT)
+                if (
+                    diffs := [
+                        (x, p)
+                        for x, p in enumerate(zip(expected[y], seen[y], strict=True))
+                        if p[0] != p[1]
+                    ]
+                )
+            ]
+            raise AssertionError("cells unlike what was drawn:\n" + "\n".join(rows[:8]))
+        await asyncio.sleep(0.02)
+
+
+def held_reply(gates: list[Gate]) -> list[Any]:
+    """The answer in small deltas, held by a gate after each part."""
+    steps: list[Any] = [chunk({"role": "assistant", "content": ""})]
+    for part, gate in zip(ANSWER_PARTS, gates, strict=True):
+        steps.extend(chunk({"content": part[i : i + 9]}) for i in range(0, len(part), 9))
+        steps.append(gate)
+    steps.extend([chunk({}, finish="stop"), usage_chunk(), "data: [DONE]\n\n"])
+    return steps
+
+
+async def test_every_cell_is_what_was_drawn_while_an_answer_streams(
+    server: ScriptedServer, workspace: Path
+) -> None:
+    gates = [Gate() for _ in ANSWER_PARTS]
+    server.push(Reply(held_reply(gates)))
+    app, _ = make_app(server, workspace)
+    app.driver_class = CaptureDriver
+    async with app.run_test(headless=False, size=(WIDTH, HEIGHT)) as pilot:
+        driver = app._driver
+        assert isinstance(driver, CaptureDriver)
+        terminal = Terminal(driver.written, WIDTH, HEIGHT)
+        await shows_what_was_drawn(pilot, terminal)
+        await type_text(pilot, "Write the long answer.")
+        await pilot.press("enter")
+        for gate in gates:
+            await wait_until(pilot, gate.reached.is_set, what="the stream held")
+            await shows_what_was_drawn(pilot, terminal)
+            gate.open()
+        transcript = app.query_one(Transcript)
+        await wait_until(pilot, lambda: "line 59" in transcript.plain_text(), what="the end")
+        await shows_what_was_drawn(pilot, terminal)
+        if fastpaths.enabled("terminal_scroll"):
+            terminal_scroll.forget(app)
