@@ -53,6 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pyte
+
 from benchmarks.answer import SENTINEL
 from benchmarks.common import REPO_ROOT, Sample, child_env, isolated_home, median
 from benchmarks.loopback import LoopbackServer, fetch_log
@@ -127,7 +129,9 @@ class Terminal:
     every `SAMPLE_S` from the spawn on.
     """
 
-    def __init__(self, command: list[str], env: dict[str, str], cwd: Path) -> None:
+    def __init__(
+        self, command: list[str], env: dict[str, str], cwd: Path, *, emulate: bool = False
+    ) -> None:
         self._master, slave = os.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLUMNS, 0, 0))
         self.proc = subprocess.Popen(
@@ -141,6 +145,12 @@ class Terminal:
         )
         os.close(slave)
         self.written = 0
+        # `emulate`: what the terminal shows is kept (pyte), since `ink` writes only the
+        # cells that changed and a word can reach the terminal in pieces (its last
+        # letters in a later frame). Not for the bare app: it writes ~100 times more,
+        # and an emulator keeping up with that would take the cores it is measured on.
+        self._screen = pyte.Screen(COLUMNS, ROWS) if emulate else None
+        self._stream = pyte.ByteStream(self._screen) if emulate else None
         self.samples: list[tuple[float, float, int]] = []
         self._tail = bytearray()
         self._lock = threading.Lock()
@@ -175,6 +185,8 @@ class Terminal:
                 self.written += len(data)
                 self._tail += data
                 del self._tail[:-_TAIL]
+                if self._stream is not None:
+                    self._stream.feed(data)
         self._done.set()
 
     def send(self, text: str) -> None:
@@ -188,7 +200,9 @@ class Terminal:
             with self._lock:
                 start = self.written - len(self._tail)
                 recent = bytes(self._tail[max(0, since - start) :])
-            if needle in recent or needle in _ANSI.sub(b"", recent):
+                screen = self._screen
+                shown = "\n".join(screen.display) if screen is not None and since == 0 else ""
+            if needle in recent or needle in _ANSI.sub(b"", recent) or word in shown:
                 return time.monotonic()
             if self._done.is_set() or time.monotonic() > deadline:
                 text = _ANSI.sub(b"", recent[-3000:]).decode("utf-8", "replace")
@@ -281,7 +295,7 @@ def run_app(
         (root / "ws" / "README.md").write_text("# Sample\n")
         seen = len(fetch_log(server_root))
         command, env = _command(kind, url, root)
-        app = Terminal(command, env, REPO_ROOT)
+        app = Terminal(command, env, REPO_ROOT, emulate=kind == "ink")
         idle: tuple[float, float] | None = None
         try:
             if kind == "ink":
