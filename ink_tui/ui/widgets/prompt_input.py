@@ -38,6 +38,7 @@ from textual.widgets import TextArea
 
 from ink_tui.fastpaths import install_key_fixes
 from ink_tui.ui.input_history import InputHistory
+from ink_tui.ui.widgets.cursor_rest import CursorRest
 
 if TYPE_CHECKING:
     # A name for two strings, for annotations only.
@@ -160,6 +161,16 @@ class PromptInput(TextArea):
         # The widget that needs Alt+Enter makes sure the parser can produce it, so an app
         # composing it cannot forget; the install is idempotent.
         install_key_fixes()
+        self._cursor_rest = CursorRest(self)
+
+    def on_focus(self) -> None:
+        self._cursor_rest.wake()
+
+    def on_mouse_down(self) -> None:
+        self._cursor_rest.wake()
+
+    def on_paste(self) -> None:
+        self._cursor_rest.wake()
 
     # -- what the App calls ---------------------------------------------------------
 
@@ -228,6 +239,7 @@ class PromptInput(TextArea):
         # super(): TextArea's handler runs next anyway for every key we leave alone.
         # An open completion menu goes first; stopping the key here also keeps Escape
         # from reaching the App's binding (bindings are checked only once a key bubbles).
+        self._cursor_rest.wake()
         completion = self.completion
         if (
             completion is not None
