@@ -97,8 +97,13 @@ class SSEResponse(Response):
         loop = asyncio.get_running_loop()
         ping: Message = {"type": "http.response.body", "body": PING, "more_body": True}
         while True:
+            if self._sending:
+                # A message is on its way (a client slow to read): the stream is not
+                # idle, and polling it would wake this task for nothing.
+                await asyncio.sleep(self.ping_s)
+                continue
             quiet_for = loop.time() - self._sent_at
-            if quiet_for < self.ping_s or self._sending:
+            if quiet_for < self.ping_s:
                 await asyncio.sleep(max(self.ping_s - quiet_for, 0.05))
                 continue
             self._sent_at = loop.time()
