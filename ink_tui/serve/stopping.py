@@ -18,8 +18,8 @@ What it promises, for each of the three:
 The handlers are the event loop's (`loop.add_signal_handler`), in place of uvicorn's
 own: `Server.capture_signals` is where uvicorn installs its handlers, and re-raises
 the signal once it has shut down; `StoppingServer` installs these there instead.
-sse-starlette ends its streams when uvicorn's handler is called; it is not called, so
-a stream ends when its session's log closes, once its last events are in it.
+A stream ends when its session's log closes, once its last events are in it (the
+server's own SSE response, `sse_response.py`, listens for no signal of uvicorn's).
 """
 
 from __future__ import annotations
