@@ -19,8 +19,10 @@ if TYPE_CHECKING:
     from ink_tui.session.model_config import ModelConfig
 
 
-def make_provider(config: ModelConfig, workspace: Path) -> Provider:
-    provider = _make_provider(config, workspace)
+def make_provider(config: ModelConfig, workspace: Path, *, gather_s: float = 0.0) -> Provider:
+    """`gather_s`: for a front end that draws at a frame rate, the stream is taken in
+    batches of at least that long (`providers/body.py`); programs keep every event."""
+    provider = _make_provider(config, workspace, gather_s)
     if config.context_window is not None:
         # `[context_windows]` wins over what the provider knows (core/context_window.py).
         # Not part of the Provider protocol: an optional attribute, read with getattr.
@@ -28,7 +30,7 @@ def make_provider(config: ModelConfig, workspace: Path) -> Provider:
     return provider
 
 
-def _make_provider(config: ModelConfig, workspace: Path) -> Provider:
+def _make_provider(config: ModelConfig, workspace: Path, gather_s: float) -> Provider:
     if config.is_demo:
         from ink_tui.providers.demo import DemoProvider
 
@@ -47,7 +49,7 @@ def _make_provider(config: ModelConfig, workspace: Path) -> Provider:
     from ink_tui.providers.openai_compat import OpenAICompatProvider
 
     return OpenAICompatProvider(
-        config.base_url, config.model, config.api_key, timeouts=config.timeouts
+        config.base_url, config.model, config.api_key, timeouts=config.timeouts, gather_s=gather_s
     )
 
 
@@ -67,6 +69,7 @@ def assemble_controller(
     bus: EventBus | None = None,
     history: list[Message] | None = None,
     user_config_dir: Path | None = None,
+    gather_s: float = 0.0,
 ) -> RunController:
     from ink_tui.control.controller import RunController
     from ink_tui.control.jobs import JobsWatcher
@@ -90,7 +93,7 @@ def assemble_controller(
         tools.append(TaskTool())
     context_files = find_context_files(workspace, user_config_dir)
     controller = RunController(
-        provider=make_provider(config, workspace),
+        provider=make_provider(config, workspace, gather_s=gather_s),
         tools=tools,
         workspace=workspace,
         system_prompt=build_system_prompt(workspace, tools, context_files),

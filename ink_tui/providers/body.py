@@ -9,6 +9,13 @@ still shown as soon as it arrives. While the consumer keeps up, a batch is what 
 network read brought; when it falls behind, batches grow (up to `READ_AHEAD`, after which
 the reading pauses and the server is held back by TCP, as before).
 
+A consumer that shows the text at a frame rate can ask for batches of at least a
+frame (`gather_s`): `read()` then returns no sooner than `gather_s` after its last
+return (at once at the end of the body, on abort, or with `READ_AHEAD` gathered), so a
+model that writes an event every few milliseconds costs one trip through the
+consumers a frame instead of one a write. Programs reading every event (RPC, serve)
+leave it at 0.
+
 Abort: one callback per response. Firing the signal cancels the reading task, which
 closes the connection at once (the server sees the hang-up even while the consumer is
 busy elsewhere), and wakes a waiting `read()`, which raises `AbortError`. The consumer's
@@ -35,9 +42,16 @@ READ_AHEAD = 256 * 1024
 class BodyReader:
     """`async with BodyReader(response, signal) as body:` then `await body.read()`."""
 
-    def __init__(self, response: httpx.Response, signal: AbortSignal) -> None:
+    def __init__(
+        self, response: httpx.Response, signal: AbortSignal, *, gather_s: float = 0.0
+    ) -> None:
         self._response = response
         self._signal = signal
+        self._gather_s = gather_s
+        self._returned_at: float | None = None
+        # A read held until `gather_s` after the last return, woken early by the end,
+        # an abort or a full buffer.
+        self._held: asyncio.Future[None] | None = None
         self._parts: list[bytes] = []
         self._size = 0
         self._task: asyncio.Task[None] | None = None
@@ -79,11 +93,15 @@ class BodyReader:
         """
         task = self._task
         assert task is not None, "read() needs `async with BodyReader(...)`"
+        if self._gather_s and self._returned_at is not None:
+            await self._gather(task)
         while True:
             self._signal.raise_if_aborted()
             if self._parts:
                 parts, self._parts, self._size = self._parts, [], 0
                 _wake(self._room)
+                if self._gather_s:
+                    self._returned_at = asyncio.get_running_loop().time()
                 return parts[0] if len(parts) == 1 else b"".join(parts)
             if task.done():
                 error = None if task.cancelled() else task.exception()
@@ -102,6 +120,21 @@ class BodyReader:
                 if timer is not None:
                     timer.cancel()
 
+    async def _gather(self, task: asyncio.Task[None]) -> None:
+        """Wait out the rest of `gather_s` since the last return (not past the end)."""
+        assert self._returned_at is not None
+        loop = asyncio.get_running_loop()
+        delay = self._returned_at + self._gather_s - loop.time()
+        if delay <= 0 or task.done() or self._signal.aborted or self._size >= READ_AHEAD:
+            return
+        held = self._held = loop.create_future()
+        timer = loop.call_later(delay, _wake, held)
+        try:
+            await held
+        finally:
+            self._held = None
+            timer.cancel()
+
     async def _pump(self) -> None:
         response = self._response
         try:
@@ -119,14 +152,17 @@ class BodyReader:
                     self._size += len(chunk)
                     _wake(self._arrived)
                     if self._size >= READ_AHEAD:
+                        _wake(self._held)
                         room = self._room = asyncio.get_running_loop().create_future()
                         await room
         finally:
             _wake(self._arrived)  # the end, or the error, is news for a waiting read()
+            _wake(self._held)
 
     def _on_abort(self, _reason: str) -> None:
         self._stop()
         _wake(self._arrived)
+        _wake(self._held)
 
     def _stop(self) -> None:
         # Once only: a cancelled read closes the connection on its way out (shielded from

@@ -100,8 +100,12 @@ class OpenAICompatProvider:
         base_delay: float = 1.0,
         max_delay: float = 30.0,
         timeouts: StreamTimeouts | None = None,
+        gather_s: float = 0.0,
     ) -> None:
+        """`gather_s`: the body is taken in batches of at least that long (a front end
+        that draws at a frame rate); 0 hands over every network read (`BodyReader`)."""
         self.base_url = base_url.rstrip("/")
+        self._gather_s = gather_s
         # Empty until discovered from `/models` when the user named no model.
         self.model: str = model or ""
         self._api_key = api_key or None
@@ -305,7 +309,7 @@ class OpenAICompatProvider:
             if not response.is_success:
                 await self._raise_for_status(response, shown, signal)
             content_type = response.headers.get("content-type", "").lower()
-            async with BodyReader(response, signal) as stream:
+            async with BodyReader(response, signal, gather_s=self._gather_s) as stream:
                 events = self._read_body(stream, watch, reply, shown, content_type)
                 async with aclosing(events):
                     async for event in events:

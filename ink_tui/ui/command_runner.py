@@ -232,6 +232,7 @@ class CommandRunner:
 
     def switch_model(self, spec: str) -> None:
         from ink_tui.assemble import make_provider
+        from ink_tui.ui.widgets.transcript import NETWORK_GATHER_S
 
         config, controller = self.app.config, self.app.controller
         if config is None or controller is None:
@@ -239,7 +240,9 @@ class CommandRunner:
         choice = config.resolve_model(spec)
         model_config = choice.model_config()
         old = controller.provider
-        controller.provider = make_provider(model_config, self.app.workspace)
+        controller.provider = make_provider(
+            model_config, self.app.workspace, gather_s=NETWORK_GATHER_S
+        )
         self.app.run_worker(old.aclose(), exit_on_error=False)
         label = model_label(model_config.base_url, model_config.model)
         self.app.query_one(StatusBar).set_model(label, model_config.is_demo)

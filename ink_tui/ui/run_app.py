@@ -43,8 +43,15 @@ def run_app(
         # Run settings bring the tool and message types: built with the controller,
         # after the first frame.
         settings = config.run_settings()
+        from ink_tui.ui.widgets.transcript import NETWORK_GATHER_S
+
         return assemble_controller(
-            model, workspace, settings=settings, bus=bus, user_config_dir=config.user_config_dir
+            model,
+            workspace,
+            settings=settings,
+            bus=bus,
+            user_config_dir=config.user_config_dir,
+            gather_s=NETWORK_GATHER_S,
         )
 
     app = InkApp(

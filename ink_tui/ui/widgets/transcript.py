@@ -66,6 +66,10 @@ if TYPE_CHECKING:
     from ink_tui.core.tool_api import ToolResult
 
 FRAME_S = 1 / 30
+# The model's stream is taken in batches at least this far apart (`providers/body.py`):
+# text shows a frame at a time anyway, and each batch is one trip through the provider,
+# the loop and every subscriber, where a model writing every few ms made ~250 a second.
+NETWORK_GATHER_S = FRAME_S / 2
 # Between two steps of measuring blocks off screen (see `BlockLines.measure`): each step
 # takes a few milliseconds, and input waiting behind one is handled in this pause. A
 # whole frame between steps left the CPU idle two thirds of the time, so a resumed

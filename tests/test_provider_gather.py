@@ -1,0 +1,97 @@
+"""A front end that draws at a frame rate takes the stream in batches (`gather_s`).
+
+Batches come no closer together than `gather_s` (by the loop's clock, whatever the
+machine's speed), nothing is lost or reordered, and the wait gives way at once to the
+end of the body and to an abort: neither waits out the gathering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator
+
+import pytest
+
+from ink_tui.core.abort import AbortController, AbortError
+from ink_tui.core.messages import UserMessage
+from ink_tui.core.provider_api import ModelRequest, ReplyDone, TextChunk
+from ink_tui.providers.openai_compat import OpenAICompatProvider
+from tests.scripted_server import Gate, Pause, Reply, ScriptedServer, chunk
+
+DONE = "data: [DONE]\n\n"
+REQUEST = ModelRequest("You are a test.", [UserMessage("hi")])
+
+
+def content(text: str) -> str:
+    return chunk({"content": text})
+
+
+@pytest.fixture
+async def gathering(server: ScriptedServer) -> AsyncIterator[OpenAICompatProvider]:
+    client = OpenAICompatProvider(server.base_url, "test-model", "sk-test", gather_s=0.05)
+    yield client
+    await client.aclose()
+
+
+async def test_batches_are_a_gathering_apart_and_lose_nothing(
+    server: ScriptedServer, gathering: OpenAICompatProvider
+) -> None:
+    pieces = [f"w{n} " for n in range(60)]
+    steps: list[object] = []
+    for piece in pieces:
+        steps += [content(piece), Pause(0.005)]
+    server.push(Reply([*steps, chunk({}, "stop"), DONE]))  # type: ignore[list-item]
+    loop = asyncio.get_running_loop()
+    arrivals: list[tuple[float, str]] = []
+    async for event in gathering.stream(REQUEST, AbortController().signal):
+        if isinstance(event, TextChunk):
+            arrivals.append((loop.time(), event.text))
+    assert "".join(text for _, text in arrivals) == "".join(pieces)
+    gaps = [later - earlier for (earlier, _), (later, _) in itertools.pairwise(arrivals)]
+    # A batch per gathering, not one per write (60 writes 5 ms apart).
+    assert len(arrivals) < len(pieces) / 2
+    # The last batch may come sooner: the body's end does not wait.
+    assert min(gaps[:-1]) >= 0.05 - 0.002
+
+
+async def test_the_end_of_the_body_does_not_wait_out_the_gathering(
+    server: ScriptedServer,
+) -> None:
+    client = OpenAICompatProvider(server.base_url, "test-model", "sk-test", gather_s=60)
+    gate = Gate()
+    server.push(Reply([content("first "), gate, content("last"), chunk({}, "stop"), DONE]))
+    try:
+        events = []
+        stream = client.stream(REQUEST, AbortController().signal)
+        events.append(await asyncio.wait_for(anext(stream), 10))
+        gate.open()
+        # The rest must come when the body ends, not 60 s after the first batch.
+        async with asyncio.timeout(30):
+            events += [event async for event in stream]
+        text = "".join(e.text for e in events if isinstance(e, TextChunk))
+        assert text == "first last"
+        assert isinstance(events[-1], ReplyDone)
+    finally:
+        gate.open()
+        await client.aclose()
+
+
+async def test_an_abort_does_not_wait_out_the_gathering(server: ScriptedServer) -> None:
+    client = OpenAICompatProvider(server.base_url, "test-model", "sk-test", gather_s=60)
+    gate = Gate()
+    server.push(Reply([content("first "), content("more "), gate, chunk({}, "stop"), DONE]))
+    controller = AbortController()
+    try:
+        stream = client.stream(REQUEST, controller.signal)
+        first = await asyncio.wait_for(anext(stream), 10)
+        assert isinstance(first, TextChunk)
+        waiting = asyncio.ensure_future(anext(stream))
+        await asyncio.sleep(0)
+        controller.abort("user")
+        with pytest.raises(AbortError):
+            async with asyncio.timeout(30):
+                await waiting
+    finally:
+        gate.open()
+        await client.aclose()
