@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -172,3 +173,14 @@ class ServerProcess:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def interruptible() -> None:
+    """In the server's child before exec: Ctrl+C as in a terminal's foreground.
+
+    A benchmark started in the background (`python -m benchmarks ... &` from a script,
+    CI's background jobs) has SIGINT ignored, as a shell does for its background jobs;
+    its children inherit that, and `ink serve` leaves a signal ignored at start ignored
+    (`serve/stopping.py`, for `nohup`). `close()`'s SIGINT then did nothing and the server
+    was killed 30 s later: the "does not exit within 30 s of Ctrl+C" of full passes."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -81,6 +81,7 @@ from benchmarks.common import (
     REPO_ROOT,
     Sample,
     child_env,
+    interruptible,
     isolated_home,
     median,
     percentile,
@@ -133,6 +134,7 @@ class Backend:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE,
                 stderr=err,
+                preexec_fn=interruptible,
                 text=True,
             )
         self.base = ""

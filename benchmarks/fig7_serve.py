@@ -66,6 +66,7 @@ import httpx
 from benchmarks.answer import deltas, make_answer
 from benchmarks.common import (
     Sample,
+    interruptible,
     median,
     percentile,
     run_child,
@@ -142,17 +143,6 @@ class SseReader:
         return found
 
 
-def _interruptible() -> None:
-    """In the server's child before exec: Ctrl+C as in a terminal's foreground.
-
-    A benchmark started in the background (`python -m benchmarks ... &` from a script,
-    CI's background jobs) has SIGINT ignored, as a shell does for its background jobs;
-    its children inherit that, and `ink serve` leaves a signal ignored at start ignored
-    (`serve/stopping.py`, for `nohup`). `close()`'s SIGINT then did nothing and the server
-    was killed 30 s later: the "does not exit within 30 s of Ctrl+C" of full passes."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 class InkServe:
     """A real `ink serve` with its own empty home and workspace."""
 
@@ -168,7 +158,7 @@ class InkServe:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            preexec_fn=_interruptible,
+            preexec_fn=interruptible,
         )
         self.base = ""
         self.token = ""

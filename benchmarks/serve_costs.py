@@ -33,7 +33,7 @@ from pathlib import Path
 
 import httpx
 
-from benchmarks.common import child_env, isolated_home
+from benchmarks.common import child_env, interruptible, isolated_home
 from benchmarks.serve_clients import vm_kib
 
 NO_MODEL = "http://127.0.0.1:9/v1"
@@ -45,6 +45,7 @@ def start_serve(tmp: Path, fd_limit: int | None = None) -> tuple[subprocess.Pope
     workspace.mkdir()
 
     def limit() -> None:
+        interruptible()
         if fd_limit is not None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (fd_limit, fd_limit))
 
