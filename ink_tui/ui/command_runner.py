@@ -232,7 +232,7 @@ class CommandRunner:
 
     def switch_model(self, spec: str) -> None:
         from ink_tui.assemble import make_provider
-        from ink_tui.ui.widgets.transcript import NETWORK_GATHER_S
+        from ink_tui.ui.widgets.transcript_pacing import NETWORK_GATHER_S
 
         config, controller = self.app.config, self.app.controller
         if config is None or controller is None:

@@ -43,7 +43,7 @@ def run_app(
         # Run settings bring the tool and message types: built with the controller,
         # after the first frame.
         settings = config.run_settings()
-        from ink_tui.ui.widgets.transcript import NETWORK_GATHER_S
+        from ink_tui.ui.widgets.transcript_pacing import NETWORK_GATHER_S
 
         return assemble_controller(
             model,

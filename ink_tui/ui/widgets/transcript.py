@@ -20,20 +20,18 @@ a click on a tool call does the same. A task row holds its sub-agent's transcrip
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, ClassVar, Literal, Self, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual.binding import Binding, BindingType
 from textual.events import Resize
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.reactive import reactive
-from textual.scroll_view import ScrollView
 from textual.selection import Selection
 from textual.strip import Strip
 from textual.timer import Timer
 
 from ink_tui.control.bus import EventBus
-from ink_tui.fastpaths import adopt_scrollbar, enabled
 from ink_tui.fastpaths.gc_policy import freeze_long_lived
 from ink_tui.ui.blocks.answer_block import AnswerBlock
 from ink_tui.ui.blocks.block import Block, Look
@@ -43,10 +41,11 @@ from ink_tui.ui.blocks.task_block import TaskBlock
 from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.blocks.user_block import UserBlock
+from ink_tui.ui.widgets.row_redraw_view import RowRedrawView
 from ink_tui.ui.widgets.transcript_cursor import Foldable, FoldCursor
 from ink_tui.ui.widgets.transcript_lines import BlockLines
 from ink_tui.ui.widgets.transcript_look import COMPONENT_CLASSES, COMPONENT_CSS, TranscriptLook
-from ink_tui.ui.widgets.transcript_repaint import RowRepaint
+from ink_tui.ui.widgets.transcript_pacing import ANSWER_BUDGET_S, FRAME_S, REFLOW_PAUSE_S
 from ink_tui.ui.widgets.transcript_rows import (
     SCREENS_KEPT,
     PlacedRows,
@@ -65,24 +64,11 @@ if TYPE_CHECKING:
     from ink_tui.core.messages import ToolCall, UserKind
     from ink_tui.core.tool_api import ToolResult
 
-FRAME_S = 1 / 30
-# The model's stream is taken in batches at least this far apart (`providers/body.py`):
-# text shows a frame at a time anyway, and each batch is one trip through the provider,
-# the loop and every subscriber, where a model writing every few ms made ~250 a second.
-NETWORK_GATHER_S = FRAME_S / 2
-# Between two steps of measuring blocks off screen (see `BlockLines.measure`): each step
-# takes a few milliseconds, and input waiting behind one is handled in this pause. A
-# whole frame between steps left the CPU idle two thirds of the time, so a resumed
-# session of 20,000 messages took a minute and a half to be measured.
-REFLOW_PAUSE_S = 0.002
-
 BlockT = TypeVar("BlockT", bound=Block)
 StreamingBlock = AnswerBlock | ThinkingBlock
-# Drawing time an answer's new markdown may take per frame (see AnswerBlock.flush).
-ANSWER_BUDGET_S = 0.004
 
 
-class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
+class Transcript(TaskKeys, FoldCursor, RowRedrawView, can_focus=True):
     COMPONENT_CLASSES: ClassVar[set[str]] = COMPONENT_CLASSES
 
     DEFAULT_CSS = f"""
@@ -110,11 +96,6 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
         """The view was emptied for a new one (/clear, /new, a resumed session)."""
 
     def __init__(self, bus: EventBus, *, id: str | None = None, classes: str | None = None) -> None:
-        # Before Textual's own set-up, which refreshes (see `refresh`).
-        self._repaint = RowRepaint()
-        # Who moves scroll_y: the user or Textual (""), this widget's frame ("frame",
-        # drawing every row itself) or the terminal ("terminal", see `_repaint_at`).
-        self._scroll_owner: Literal["", "frame", "terminal"] = ""
         super().__init__(id=id, classes=classes)
         self._bus = bus
         self._unsubscribe: Callable[[], None] = lambda: None
@@ -326,14 +307,7 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
         self.scroll_to(y=self.max_scroll_y, animate=False, immediate=True, force=True)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
-        if self._scroll_owner == "terminal":
-            # The rows on screen are moved by the terminal: no repaint of them all.
-            if self.show_vertical_scrollbar:
-                self.vertical_scrollbar.position = new_value
-        else:
-            super().watch_scroll_y(old_value, new_value)
-            if not self._scroll_owner:
-                self._repaint.forget()
+        super().watch_scroll_y(old_value, new_value)
         # Growth of the content never moves scroll_y, so only the user (or our own
         # scrolling to the end) gets here: at the bottom means "follow", elsewhere "stay".
         self._following = new_value >= self.max_scroll_y
@@ -500,17 +474,8 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
             self._scroll_update(size)
         self._repaint_at(self.max_scroll_y if top is None else top)
 
-    def refresh(
-        self, *regions: Region, repaint: bool = True, layout: bool = False, recompose: bool = False
-    ) -> Self:
-        if repaint and not regions:
-            self._repaint.forget()  # drawn whole by other means: compare with nothing
-        return super().refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
-
     def _repaint_at(self, top: int) -> None:
         """Show the lines from `top` on, drawing only the rows unlike the last frame's."""
-        if self.show_vertical_scrollbar:
-            adopt_scrollbar(self.vertical_scrollbar)
         content = self.scrollable_content_region
         look = self._look()
         line = self._lines.line
@@ -518,43 +483,7 @@ class Transcript(TaskKeys, FoldCursor, ScrollView, can_focus=True):
         frame = None
         if self.text_selection is None:
             frame = (content.size, look, self._colours.base, self._marker)
-        plan = self._repaint.plan(top, rows, frame)
-        shift = top - round(self.scroll_y)
-        if plan.full or plan.shift != shift or (shift and not self._scroll_by_terminal(shift)):
-            if shift:
-                self._scroll_owner = "frame"
-                try:
-                    self.scroll_to(y=top, animate=False, immediate=True, force=True)
-                finally:
-                    self._scroll_owner = ""
-            super().refresh()
-            return
-        for start, cell, count in plan.spans:
-            super().refresh(Region(cell, start, content.width - cell, count))
-
-    def _scroll_by_terminal(self, shift: int) -> bool:
-        """Move the rows on screen by `shift` in the terminal itself, if it can be done."""
-        if not enabled("terminal_scroll"):
-            return False
-        from ink_tui.fastpaths import terminal_scroll
-
-        if not terminal_scroll.arrange(self, shift, self.scrollable_content_region):
-            return False
-        self._scroll_owner = "terminal"
-        try:
-            top = round(self.scroll_y) + shift
-            self.scroll_to(y=top, animate=False, immediate=True, force=True)
-        finally:
-            self._scroll_owner = ""
-        # The rows that came in are blank on the terminal from edge to edge: their
-        # padding too, which a row's own refresh (content cells) does not draw.
-        height = self.scrollable_content_region.height
-        first = height - shift if shift > 0 else 0
-        left = -self.content_offset.x
-        super().refresh(Region(left, first, self.size.width, min(abs(shift), height)))
-        if self.show_vertical_scrollbar:
-            self.vertical_scrollbar.refresh()
-        return True
+        self.redraw(top, rows, frame)
 
     def _changed_quietly(self, block: Block | None) -> None:
         if block is not None:  # None: a folded task row hides it

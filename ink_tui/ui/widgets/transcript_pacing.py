@@ -1,0 +1,15 @@
+"""How often the transcript draws, takes in text and measures, and how the model's
+stream is taken to match: numbers behind figures 3, 4 and 10 (benchmarks/README.md)."""
+
+FRAME_S = 1 / 30
+# The model's stream is taken in batches at least this far apart (`providers/body.py`):
+# text shows a frame at a time anyway, and each batch is one trip through the provider,
+# the loop and every subscriber, where a model writing every few ms made ~250 a second.
+NETWORK_GATHER_S = FRAME_S / 2
+# Between two steps of measuring blocks off screen (see `BlockLines.measure`): each step
+# takes a few milliseconds, and input waiting behind one is handled in this pause. A
+# whole frame between steps left the CPU idle two thirds of the time, so a resumed
+# session of 20,000 messages took a minute and a half to be measured.
+REFLOW_PAUSE_S = 0.002
+# Drawing time an answer's new markdown may take per frame (see AnswerBlock.flush).
+ANSWER_BUDGET_S = 0.004
