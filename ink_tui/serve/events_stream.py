@@ -16,7 +16,7 @@ What it promises a client of `GET /api/sessions/{id}/events` (and of a prompt se
   SSE id is `last_seq`) and live events follow: the client reloads the state with
   `GET /api/sessions/{id}`, whose `last_seq` says which later events it already holds.
 - Every data line is strict JSON (`strict_json.dumps`: a NaN is written as "NaN").
-- Deltas are merged: consecutive `message_update` events of one run and kind that are
+- Deltas are merged: consecutive `message_update` events of one run, agent and kind that are
   waiting for the same client become one (its `seq` and id are the last one's, and
   `seq_first` the first one's), and a client is written to at most every
   `MERGE_WINDOW_S` while text streams. So one slow client costs one write per window,
@@ -190,11 +190,7 @@ def merge_deltas(frames: list[Frame], mask: Callable[[str], str]) -> list[Frame]
 
     for frame in frames:
         if frame.type == "message_update" and (
-            not run
-            or (
-                run[-1].event.get("run_id") == frame.event.get("run_id")
-                and run[-1].event["delta"]["type"] == frame.event["delta"]["type"]
-            )
+            not run or (_stream_of(run[-1].event) == _stream_of(frame.event))
         ):
             run.append(frame)
             continue
@@ -205,6 +201,12 @@ def merge_deltas(frames: list[Frame], mask: Callable[[str], str]) -> list[Frame]
             out.append(frame)
     flush()
     return out
+
+
+def _stream_of(event: Mapping[str, Any]) -> tuple[object, object, object]:
+    """Whose text a delta is: the run, the agent (a sub-agent's share the parent's run)
+    and the kind; only deltas of one such stream merge."""
+    return (event.get("run_id"), event.get("agent_id"), event["delta"]["type"])
 
 
 async def sse_stream(
