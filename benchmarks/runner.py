@@ -85,18 +85,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 def selected(only: str) -> list[str]:
     names = list(MODULES)
+    # Figure numbers are those of a full pass; an optional figure is chosen by its name.
+    numbered = [name for name in names if name not in OPTIONAL]
     if not only.strip():
-        return [name for name in names if name not in OPTIONAL]
+        return numbered
     chosen: list[str] = []
     for token in only.split(","):
         token = token.strip()
-        if token.isdigit() and 1 <= int(token) <= len(names):
-            chosen.append(names[int(token) - 1])
+        if token.isdigit() and 1 <= int(token) <= len(numbered):
+            chosen.append(numbered[int(token) - 1])
         elif token in MODULES:
             chosen.append(token)
         else:
             raise SystemExit(
-                f"unknown figure {token!r}; choose from 1-{len(names)} or {', '.join(names)}"
+                f"unknown figure {token!r}; choose from 1-{len(numbered)} or {', '.join(names)}"
             )
     return [name for name in names if name in chosen]
 

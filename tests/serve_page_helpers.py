@@ -132,7 +132,8 @@ class Relay:
     """A TCP relay in front of the server; `cut()` drops every connection at once, the
     way a network drop or a restarted proxy does. New connections are accepted again.
     Its port is known before the server's (`target` may be set later): the server is
-    told its address with `--public-origin`, as a proxy's."""
+    told its address with `--public-origin`, as a proxy's. While `holding`, it takes new
+    connections and closes them at once (a proxy whose upstream is down)."""
 
     def __init__(self, target_port: int = 0) -> None:
         self.target = target_port
@@ -141,6 +142,7 @@ class Relay:
         self._sockets: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._closed = False
+        self.holding = False
         threading.Thread(target=self._accept, daemon=True).start()
 
     def url(self, path: str = "/") -> str:
@@ -152,6 +154,9 @@ class Relay:
                 client, _ = self._listener.accept()
             except OSError:
                 return
+            if self.holding:
+                client.close()
+                continue
             try:
                 upstream = socket.create_connection(("127.0.0.1", self.target))
             except OSError:

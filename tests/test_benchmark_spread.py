@@ -108,3 +108,12 @@ def test_repeat_writes_each_pass_and_the_side_by_side(
         assert json.loads((tmp_path / f"r-run{i}.json").read_text())["rows"][0]["value"] == 20.0
     side = (tmp_path / "r-runs.md").read_text()
     assert side.count("20.0 ms") == 3 and "| yes" in side
+
+
+def test_figure_numbers_name_only_figures_of_a_full_pass() -> None:
+    full = runner.selected("")
+    assert "scaling" not in full
+    assert runner.selected(str(len(full))) == [full[-1]]
+    assert runner.selected("scaling") == ["scaling"]
+    with pytest.raises(SystemExit, match="unknown figure"):
+        runner.selected(str(len(full) + 1))
