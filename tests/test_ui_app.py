@@ -51,7 +51,11 @@ def frozen_ui_clock() -> Iterator[Callable[[float], None]]:
 
 
 def transcript_text(app) -> str:
-    return app.query_one(Transcript).plain_text()
+    transcript = app.query_one(Transcript)
+    # Text still buffered for the next frame counts: a loaded machine may not have drawn
+    # that frame when the controller is already idle (CI saw the answer missing).
+    transcript.flush_now()
+    return transcript.plain_text()
 
 
 async def submit(pilot, text: str, key: str = "enter") -> None:
