@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 
@@ -95,3 +96,40 @@ async def test_an_abort_does_not_wait_out_the_gathering(server: ScriptedServer) 
     finally:
         gate.open()
         await client.aclose()
+
+
+async def test_the_socket_is_read_once_a_gathering_not_once_a_write(
+    server: ScriptedServer, gathering: OpenAICompatProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between two batches the body's reading rests (and the lean transport leaves the
+    socket unread): each read is a wake-up of the whole process."""
+    from httpcore._backends.anyio import AnyIOStream
+
+    from ink_tui.providers.lean_transport import LeanStream
+
+    reads = 0
+    for stream_class in (LeanStream, AnyIOStream):
+        real_read = stream_class.read
+
+        async def counted(
+            self: object, *args: object, _real: Any = real_read, **kwargs: object
+        ) -> bytes:
+            nonlocal reads
+            reads += 1
+            return await _real(self, *args, **kwargs)
+
+        monkeypatch.setattr(stream_class, "read", counted)
+    pieces = [f"w{n} " for n in range(60)]
+    steps: list[object] = []
+    for piece in pieces:
+        steps += [content(piece), Pause(0.005)]
+    server.push(Reply([*steps, chunk({}, "stop"), DONE]))  # type: ignore[list-item]
+    text = [
+        event.text
+        async for event in gathering.stream(REQUEST, AbortController().signal)
+        if isinstance(event, TextChunk)
+    ]
+    assert "".join(text) == "".join(pieces)
+    # 60 writes over 0.3 s: about a read per 0.05 s gathering (and a few for the
+    # headers and the end), where reading as bytes come takes one a write.
+    assert reads < len(pieces) / 2

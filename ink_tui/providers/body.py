@@ -13,8 +13,9 @@ A consumer that shows the text at a frame rate can ask for batches of at least a
 frame (`gather_s`): `read()` then returns no sooner than `gather_s` after its last
 return (at once at the end of the body, on abort, or with `READ_AHEAD` gathered), so a
 model that writes an event every few milliseconds costs one trip through the
-consumers a frame instead of one a write. Programs reading every event (RPC, serve)
-leave it at 0.
+consumers a frame instead of one a write. Between two batches the reading rests too
+(`_nap`; on the lean transport the socket is left unread), so the process wakes about
+once a frame, not once a write. Programs reading every event (RPC, serve) leave it at 0.
 
 Abort: one callback per response. Firing the signal cancels the reading task, which
 closes the connection at once (the server sees the hang-up even while the consumer is
@@ -33,10 +34,16 @@ from typing import cast
 import httpx
 
 from ink_tui.core.abort import AbortSignal
+from ink_tui.providers.lean_transport import LeanStream
 
 # Bytes gathered but not yet taken at which the reading pauses; bounds both the memory
 # held for a slow consumer and the size (so the parse time) of one batch.
 READ_AHEAD = 256 * 1024
+# The longest the reading rests between two reads while the consumer gathers (`_nap`).
+NAP_MAX_S = 0.05
+# How long before the consumer's next batch the reading wakes from its rest: time
+# enough to read and parse what waits, which a late wake-up leaves for the next batch.
+NAP_MARGIN_S = 0.002
 
 
 class BodyReader:
@@ -155,9 +162,34 @@ class BodyReader:
                         _wake(self._held)
                         room = self._room = asyncio.get_running_loop().create_future()
                         await room
+                    elif self._gather_s:
+                        await self._nap()
         finally:
             _wake(self._arrived)  # the end, or the error, is news for a waiting read()
             _wake(self._held)
+
+    async def _nap(self) -> None:
+        """While the consumer is held, wait before reading on: what the server writes
+        meanwhile is read at once, not write by write (each read is a wake-up and a
+        trip through httpx's layers). Woken `NAP_MARGIN_S` before the consumer, so its
+        batch holds what came; never more than `NAP_MAX_S`, so the end of the body is
+        seen soon however long the gathering."""
+        if self._returned_at is None:
+            return  # the first batch goes at once
+        loop = asyncio.get_running_loop()
+        until = self._returned_at + self._gather_s - min(self._gather_s / 4, NAP_MARGIN_S)
+        delay = min(until - loop.time(), NAP_MAX_S)
+        if delay <= 0:
+            return
+        network = self._response.extensions.get("network_stream")
+        hold = network.hold_reading if isinstance(network, LeanStream) else None
+        if hold is not None:
+            hold(True)
+        try:
+            await asyncio.sleep(delay)
+        finally:
+            if hold is not None:
+                hold(False)
 
     def _on_abort(self, _reason: str) -> None:
         self._stop()

@@ -54,7 +54,11 @@ class _Protocol(asyncio.Protocol):
         self.size = 0
         self.eof = False
         self.error: Exception | None = None
+        # Reading stops while `HIGH_WATER` bytes wait unread (`paused`) or the reader
+        # asked for a rest (`held`); `reading` is what the transport was last told.
         self.paused = False
+        self.held = False
+        self.reading = True
         self.waiter: asyncio.Future[None] | None = None
         self._drained: asyncio.Future[None] | None = None
 
@@ -65,10 +69,22 @@ class _Protocol(asyncio.Protocol):
     def data_received(self, data: bytes) -> None:
         self.parts.append(data)
         self.size += len(data)
-        if self.size >= HIGH_WATER and self.transport is not None and not self.paused:
+        if self.size >= HIGH_WATER and not self.paused:
             self.paused = True
-            self.transport.pause_reading()
+            self.update_reading()
         self._wake()
+
+    def update_reading(self) -> None:
+        """Tell the transport to read, or not, as `paused` and `held` say."""
+        wanted = not (self.paused or self.held)
+        transport = self.transport
+        if wanted == self.reading or transport is None or transport.is_closing():
+            return
+        self.reading = wanted
+        if wanted:
+            transport.resume_reading()
+        else:
+            transport.pause_reading()
 
     def eof_received(self) -> bool:
         self.eof = True
@@ -146,8 +162,15 @@ class LeanStream(httpcore.AsyncNetworkStream):
         protocol.size -= len(data)
         if protocol.paused and protocol.size < HIGH_WATER // 2:
             protocol.paused = False
-            self._transport.resume_reading()
+            protocol.update_reading()
         return data
+
+    def hold_reading(self, held: bool) -> None:
+        """Leave the socket unread (`True`) until released (`False`): what arrives
+        meanwhile waits in the kernel and is taken in one read, not a wake-up per
+        write (`BodyReader` rests between a gathering consumer's batches)."""
+        self._protocol.held = held
+        self._protocol.update_reading()
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:  # noqa: ASYNC109
         if not buffer:
