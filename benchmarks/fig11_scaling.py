@@ -807,7 +807,7 @@ async def _drive(
         finally:
             for task in tasks:
                 task.cancel()
-            await asyncio.gather(*(r.response.aclose() for r in everyone))
+            await asyncio.gather(*(r.aclose() for r in everyone))
         stats = await front.stats()
         pins = front.pins
         wrong = await misrouted(clients, pins, [r.session_id for r in readers])

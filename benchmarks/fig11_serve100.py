@@ -145,7 +145,7 @@ async def measure_once(
                 finally:
                     for task in tasks:
                         task.cancel()
-                    await asyncio.gather(*(r.response.aclose() for r in readers))
+                    await asyncio.gather(*(r.aclose() for r in readers))
                 for reader in readers:
                     await client.delete(f"/api/sessions/{reader.session_id}")
             peak_rss = vm_kib(pid, "VmHWM") / 1024

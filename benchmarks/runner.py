@@ -83,6 +83,21 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cpu_model() -> str:
+    """The CPU's model name and clock as /proc/cpuinfo gives them ("" elsewhere)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return ""
+    fields = dict(
+        (name.strip(), value.strip())
+        for name, _, value in (line.partition(":") for line in text.splitlines())
+        if name.strip() in ("model name", "cpu MHz")
+    )
+    model, mhz = fields.get("model name", ""), fields.get("cpu MHz")
+    return f"{model} {mhz} MHz" if mhz else model
+
+
 def selected(only: str) -> list[str]:
     names = list(MODULES)
     # Figure numbers are those of a full pass; an optional figure is chosen by its name.
@@ -183,6 +198,9 @@ def run_all(
             "rich": _version("rich"),
             "httpx": _version("httpx"),
             "platform": platform.platform(),
+            # Passes on different hosts differ by a quarter (2026-12-06: the bare app's
+            # first frame and ingest both): the CPU says which host a pass ran on.
+            "cpu": _cpu_model(),
             "commit": _git("rev-parse", "--short", "HEAD"),
             "dirty": bool(_git("status", "--porcelain")),
             "command": command,
