@@ -20,8 +20,9 @@ against `benchmarks.agents_server`, with `subagents.max_parallel` at 8 so that a
   8th `subagent_end` on the bus), every stream closed (the server's last `hangup` of
   the four), every process gone (the last exit of the 16, watched through pidfds), the
   run settled (`state: idle` on the bus); and the tree settled, the latest of the four.
-  Targets: figure 5's for one agent, held for the tree: streams closed <= 50 ms,
-  processes gone <= 100 ms, the tree settled <= 150 ms.
+  Targets: streams closed <= 50 ms and processes gone <= 100 ms (figure 5's for one
+  agent, held for the tree), and the tree settled, `abort_tree_ms`, <= 100 ms (issue
+  24's; figure 5 gives one agent 150 ms to idle).
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ async def tree_interrupt(root: str, workspace: Path) -> Sample:
         "settled_ms": settled_at,
     }
     sample: Sample = {key: (at - pressed) * 1000 for key, at in times.items()}
-    sample["tree_ms"] = max(sample.values())
+    sample["abort_tree_ms"] = max(sample.values())
     sample["processes"] = len(members)
     return sample
 
@@ -189,10 +190,12 @@ def measure(quick: bool, runs: int) -> dict[str, list[Any]]:
 def summarize(samples: dict[str, list[Any]]) -> dict[str, float]:
     runs = samples["ink"]
     summary: dict[str, float] = {"agents": AGENTS, "commands": COMMANDS}
+    # The keys issue 24 names: `key_p99_ms` (figure 3's `p99_ms`), `abort_tree_ms`.
     for key in ("p50_ms", "p99_ms", "max_ms", "presses"):
-        summary[key] = median([run["keys"]["streaming"][key] for run in runs])
-        summary[f"idle_{key}"] = median([run["keys"]["idle"][key] for run in runs])
-    for key in ("ended_ms", "streams_closed_ms", "processes_gone_ms", "settled_ms", "tree_ms"):
+        summary[f"key_{key}"] = median([run["keys"]["streaming"][key] for run in runs])
+        summary[f"idle_key_{key}"] = median([run["keys"]["idle"][key] for run in runs])
+    tree = ("ended_ms", "streams_closed_ms", "processes_gone_ms", "settled_ms", "abort_tree_ms")
+    for key in tree:
         summary[key] = median([run["tree"][key] for run in runs])
     return summary
 
