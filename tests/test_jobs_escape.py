@@ -191,3 +191,22 @@ def test_guard_exit_makes_this_process_a_subreaper() -> None:
     value = ctypes.c_int(0)
     assert libc.prctl(37, ctypes.byref(value), 0, 0, 0) == 0  # PR_GET_CHILD_SUBREAPER
     assert value.value == 1
+
+
+def test_a_table_that_ran_no_command_finds_no_jobs_without_reading_proc(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ink_tui.tools import proc_table
+
+    scans = 0
+    real_scan = proc_table.scan
+
+    def counted() -> proc_table.Table | None:
+        nonlocal scans
+        scans += 1
+        return real_scan()
+
+    monkeypatch.setattr(proc_table, "scan", counted)
+    tables = [jobs.JobTable() for _ in range(100)]
+    assert [table.scan_jobs() for table in tables] == [[]] * 100
+    assert scans == 0

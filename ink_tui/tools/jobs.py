@@ -270,7 +270,11 @@ class JobTable:
 
     def scan_jobs(self) -> list[Job]:
         """The processes completed commands left running, now; tells listeners of a change."""
-        snap = self.snapshot()
+        with _lock:
+            ran = bool(self._commands)
+        # A session that ran no command (or whose commands are all forgotten) has no jobs:
+        # no reading of /proc, which `ink serve`'s exit did once for each of its sessions.
+        snap = self.snapshot() if ran else None
         jobs = self._jobs_in(snap) if snap is not None else []
         with _lock:
             changed = tuple(jobs) != self._last_jobs
