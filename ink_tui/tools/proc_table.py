@@ -8,6 +8,7 @@ Without /proc (macOS, BSD) `scan()` returns None and callers fall back to proces
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
@@ -42,11 +43,28 @@ def available() -> bool:
     return os.path.exists(f"{_PROC}/self/stat")
 
 
-def read_proc(pid: int) -> Proc | None:
+def _read(path: str) -> bytes | None:
+    """The whole file, or None when it cannot be read. Plain os calls: a Python file
+    object costs more than the read itself here, and a scan opens one for every process
+    (while Ctrl+C of several commands waits on their scans)."""
     try:
-        with open(f"{_PROC}/{pid}/stat", "rb") as file:
-            stat = file.read()
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
+        return None
+    try:
+        parts = []
+        while chunk := os.read(fd, 65536):
+            parts.append(chunk)
+        return b"".join(parts)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def read_proc(pid: int) -> Proc | None:
+    stat = _read(f"{_PROC}/{pid}/stat")
+    if stat is None:
         return None
     # The command name (field 2) may hold spaces and ")", so parse after the last ")".
     fields = stat[stat.rfind(b")") + 2 :].split()
@@ -62,18 +80,66 @@ def read_proc(pid: int) -> Proc | None:
     )
 
 
+class _SharedScan:
+    """Scans asked for at once share one: each caller gets a scan that started after it
+    asked (so it sees every signal it sent before), but callers that ask while one runs
+    share the next. Stopping several commands at once (Ctrl+C of a tree of sub-agents)
+    asks from several threads together, and separate scans fought over the GIL for tens
+    of milliseconds."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._started = 0
+        self._finished = 0
+        self._running = False
+        self._table: Table = {}
+        # Callers waiting for a scan to end (for tests that need them all queued).
+        self.waiting = 0
+
+    def scan(self) -> Table:
+        with self._changed:
+            needed = self._started + 1
+            self.waiting += 1
+            self._changed.notify_all()
+            # A scan running now may have started before this call: wait it out, then
+            # run the next one, or take it from whoever ran it.
+            self._changed.wait_for(lambda: self._finished >= needed or not self._running)
+            self.waiting -= 1
+            if self._finished >= needed:
+                return dict(self._table)
+            self._running = True
+            self._started += 1
+            mine = self._started
+        table: Table = {}
+        try:
+            table = _scan_now()
+        finally:
+            with self._changed:
+                self._running = False
+                self._finished = mine
+                self._table = table
+                self._changed.notify_all()
+        return dict(table)
+
+
+def _scan_now() -> Table:
+    table: Table = {}
+    for name in os.listdir(_PROC):
+        if name.isdigit():
+            proc = read_proc(int(name))
+            if proc is not None:
+                table[proc.pid] = proc
+    return table
+
+
+_shared = _SharedScan()
+
+
 def scan() -> Table | None:
     """Every process we can see, by pid; None without /proc."""
     if not available():
         return None
-    table: Table = {}
-    with os.scandir(_PROC) as entries:
-        for entry in entries:
-            if entry.name.isdigit():
-                proc = read_proc(int(entry.name))
-                if proc is not None:
-                    table[proc.pid] = proc
-    return table
+    return _shared.scan()
 
 
 def children_of(table: Table) -> dict[int, list[int]]:
@@ -99,10 +165,8 @@ def descendants(table: Table, roots: Iterable[int], children: dict[int, list[int
 def read_env(pid: int, names: Collection[str]) -> dict[str, str] | None:
     """Those of `names` set in the environment `pid` was started with; None when it
     cannot be read (gone, or another user's). A zombie's environment reads as empty."""
-    try:
-        with open(f"{_PROC}/{pid}/environ", "rb") as file:
-            environ = file.read()
-    except OSError:
+    environ = _read(f"{_PROC}/{pid}/environ")
+    if environ is None:
         return None
     wanted = {name.encode() + b"=": name for name in names}
     found: dict[str, str] = {}
@@ -115,10 +179,8 @@ def read_env(pid: int, names: Collection[str]) -> dict[str, str] | None:
 
 def read_cmdline(pid: int) -> str:
     """The process's arguments joined by spaces ("" for a zombie or a kernel thread)."""
-    try:
-        with open(f"{_PROC}/{pid}/cmdline", "rb") as file:
-            raw = file.read()
-    except OSError:
+    raw = _read(f"{_PROC}/{pid}/cmdline")
+    if raw is None:
         return ""
     return " ".join(part.decode("utf-8", "replace") for part in raw.split(b"\0") if part)
 
