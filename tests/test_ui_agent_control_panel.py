@@ -178,3 +178,30 @@ async def test_a_question_from_a_sub_agent_shows_on_its_row(frozen: None) -> Non
         answered = ApprovalResolved(request_id="r1", call_id="c1", decision="allow")
         bus.publish(mark(answered, "agent-1", "call_1"))
         assert WAITING_FOR_ANSWER not in lines(app)[1]
+
+
+async def test_a_burst_of_events_is_painted_once(frozen: None) -> None:
+    """Ctrl+C of a tree ends every sub-agent in one go: the panel paints once for the
+    burst, not once per event (each paint that changes the rows lays out the screen)."""
+    bus = EventBus()
+    app = PanelApp(bus)
+    async with app.run_test(size=(100, 12)) as pilot:
+        panel = app.query_one(ActivityPanel)
+        bus.publish(RunStart())
+        for n in range(1, 9):
+            start_task(bus, n, f"agent number {n}")
+        await pilot.pause()
+        painted: list[int] = []
+        original = panel._paint
+
+        def counted() -> None:
+            painted.append(len(panel.entries()))
+            original()
+
+        panel._paint = counted  # type: ignore[method-assign]
+        for n in range(1, 9):
+            end_task(bus, n)
+        assert painted == []  # nothing drawn while the burst is still coming in
+        await pilot.pause()
+        assert painted == [0]
+        assert len(str(panel.content).splitlines()) == 1

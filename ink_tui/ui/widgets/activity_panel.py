@@ -109,6 +109,7 @@ class ActivityPanel(Static):
         self._ended_calls: set[str] = set()
         # Lines last painted: only a change in their number moves the widgets below.
         self._painted_lines = -1
+        self._paint_pending = False
         self._unsubscribe = lambda: None
 
     def on_mount(self) -> None:
@@ -196,7 +197,7 @@ class ActivityPanel(Static):
             self.retry_until = clock.now() + float(event.data.get("delay", 0))
         else:
             return
-        self._paint()
+        self._paint_soon()
 
     def _on_agent_event(self, agent_id: str, event: Event) -> None:
         """A sub-agent's event: its row's state. Only its start, end and questions
@@ -218,7 +219,7 @@ class ActivityPanel(Static):
                     del self._agent_asking[request_id]
         else:
             return
-        self._paint()
+        self._paint_soon()
 
     def _forget_agents(self) -> None:
         self.agents = AgentActivity()
@@ -282,7 +283,20 @@ class ActivityPanel(Static):
             return
         self._paint()
 
+    def _paint_soon(self) -> None:
+        """Paint once for every event that came in one go: a tree of sub-agents ending
+        on Ctrl+C sends dozens at once, and a paint (with a layout when the rows change)
+        each held up the stopping of their commands."""
+        if not self._paint_pending:
+            self._paint_pending = True
+            self.call_later(self._paint_pending_now)
+
+    def _paint_pending_now(self) -> None:
+        if self._paint_pending:
+            self._paint()
+
     def _paint(self) -> None:
+        self._paint_pending = False
         if not self.phase:
             self._show("", 0)
             return
