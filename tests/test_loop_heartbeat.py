@@ -33,9 +33,10 @@ async def test_a_held_loop_counts_in_full(hold: object) -> None:
 async def test_a_free_loop_is_not_late() -> None:
     heartbeat = Heartbeat()
     heartbeat.start()
-    await asyncio.sleep(0.3)
+    # Counted in beats, not in time: a busy machine may give the loop fewer in 0.3 s.
+    while heartbeat.ticks <= 10:
+        await asyncio.sleep(0.01)
     await heartbeat.stop()
-    assert heartbeat.ticks > 10
     assert heartbeat.worst < 0.1
 
 
