@@ -94,3 +94,37 @@ def test_quick_scaling_figure_behind_a_standard_proxy(front: str, tmp_path: Path
     assert sample["misrouted"] == 0
     assert sample["locked_status"] == 409 and sample["kill_first_event"] == "replay_gap"
     assert sample["files_ok"] == sample["files"] == sample["sessions"] + sample["direct"]
+
+
+async def test_a_session_on_the_killed_backend_is_found_or_opened_for_the_check() -> None:
+    """HAProxy places new sessions at random: when none of the measured ones went to
+    the first backend, sessions are opened until one does, and they are named so the
+    files' check leaves them out."""
+    from benchmarks.fig11_scaling import _pinned_to_first
+
+    class Reader:
+        def __init__(self, session_id: str) -> None:
+            self.session_id = session_id
+            self.closed = False
+
+        async def aclose(self) -> None:
+            self.closed = True
+
+    class Front:
+        def __init__(self, pins: dict[str, int], places: list[int]) -> None:
+            self.pins = pins
+            self.places = iter(places)
+            self.opened: list[Reader] = []
+
+        async def open(self, count: int, direct: object) -> list[Reader]:
+            reader = Reader(f"new{len(self.opened)}")
+            self.pins[reader.session_id] = next(self.places)
+            self.opened.append(reader)
+            return [reader]
+
+    measured = Front({"a": 1, "b": 0}, [])
+    assert await _pinned_to_first(measured, []) == ("b", [])  # type: ignore[arg-type]
+    elsewhere = Front({"a": 1, "b": 1}, [1, 1, 0])
+    found = await _pinned_to_first(elsewhere, [])  # type: ignore[arg-type]
+    assert found == ("new2", ["new0", "new1", "new2"])
+    assert all(reader.closed for reader in elsewhere.opened)
