@@ -90,7 +90,13 @@ class Heartbeat:
         self.label = ""
         self.worst_at = ""
         self._task: asyncio.Task[None] | None = None
+        self._beaten = asyncio.Condition()
         self.reference = ReferenceClock()
+
+    async def beats(self, count: int) -> None:
+        """Return once `count` beats have come (however long a busy machine takes)."""
+        async with self._beaten:
+            await self._beaten.wait_for(lambda: self.ticks >= count)
 
     def start(self) -> None:
         """Call on the loop's thread."""
@@ -113,6 +119,8 @@ class Heartbeat:
                 if own > self.worst:
                     self.worst, self.worst_at = own, self.label
             self.ticks += 1
+            async with self._beaten:
+                self._beaten.notify_all()
 
     async def stop(self) -> None:
         assert self._task is not None
