@@ -530,6 +530,39 @@ def test_the_session_list_shows_sessions_and_switches_between_them(
     expect(page.locator(".msg-assistant")).to_have_text("First answer.")
 
 
+def test_the_session_list_reloads_without_replacing_its_items(
+    page: Page, served: Served, server: ScriptedServer
+) -> None:
+    """The list is reloaded every few seconds; an item replaced between a click's press
+    and its release takes no click (CI's pinned suite once lost one that way)."""
+    server.push(text_reply("First answer."), text_reply("Second answer."))
+    start_session(page, served.url)
+    type_and(page, "the first question")
+    expect(page.locator("#state")).to_have_text("settled · completed")
+    page.get_by_role("button", name="+ New session").click()
+    expect(page.locator("#state")).to_have_text("idle")
+    items = page.locator("#session-list .session")
+    expect(items).to_have_count(2)
+    first = items.filter(has_text="the first question")
+    page.evaluate("window.first = document.querySelector('#session-list .session')")
+    type_and(page, "the second question")
+    expect(page.locator("#state")).to_have_text("settled · completed")
+    page.evaluate("window.inkPage.loadSessions()")
+    # The new count is drawn on the same element the list had before.
+    expect(items.nth(1)).to_contain_text("2 msgs")
+    assert page.evaluate("window.first.isConnected && window.first.textContent")
+    assert page.evaluate("window.first === document.querySelector('#session-list .session')")
+    # A press on an item, the list reloaded, then the release: still a click.
+    box = first.bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + 5, box["y"] + 5)
+    page.mouse.down()
+    page.evaluate("window.inkPage.loadSessions()")
+    expect(items.nth(1)).to_contain_text("2 msgs")
+    page.mouse.up()
+    expect(page.locator(".msg-user")).to_have_text("the first question")
+
+
 def wait_until_idle(served: Served, session_id: str, within: float = 15.0) -> None:
     """Asked of the server itself, not through the page: the run has settled."""
     deadline = time.monotonic() + within

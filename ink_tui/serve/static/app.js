@@ -131,37 +131,60 @@
     }
   }
 
+  // Items are kept and updated in place, never rebuilt: the list is reloaded every few
+  // seconds, and a click whose press and release land on two different elements (the
+  // old item, then its replacement) is no click at all.
   function renderSessions() {
-    ui.sessionList.replaceChildren();
     if (s.sessions.length === 0) {
       const li = document.createElement("li");
       li.className = "none";
       li.textContent = "No sessions in this workspace yet.";
-      ui.sessionList.append(li);
+      ui.sessionList.replaceChildren(li);
       return;
     }
-    for (const info of s.sessions) {
-      const li = document.createElement("li");
-      li.className = "session";
-      li.dataset.id = info.id;
-      li.classList.toggle("current", info.id === s.id);
-      li.classList.toggle("open", !!info.open);
-      li.classList.toggle("busy", !!info.busy);
-      const dot = document.createElement("span");
-      dot.className = "dot";
-      const title = document.createElement("span");
-      title.className = "title";
-      title.textContent = info.first_prompt || "New session";
-      title.title = info.first_prompt || "";
-      const meta = document.createElement("span");
-      meta.className = "meta";
-      const count = info.message_count || 0;
-      const where = info.busy ? "running" : info.open ? "open" : "saved";
-      meta.textContent = `${String(info.id).slice(0, 8)} · ${count} msg${count === 1 ? "" : "s"} · ${where}`;
-      li.append(dot, title, meta);
-      li.addEventListener("click", () => openSession(info));
-      ui.sessionList.append(li);
-    }
+    const kept = new Map();
+    for (const li of ui.sessionList.querySelectorAll("li.session")) kept.set(li.dataset.id, li);
+    const items = s.sessions.map((info) => {
+      const li = kept.get(String(info.id)) || newSessionItem();
+      kept.delete(String(info.id));
+      fillSessionItem(li, info);
+      return li;
+    });
+    for (const li of ui.sessionList.querySelectorAll("li:not(.session)")) li.remove();
+    for (const li of kept.values()) li.remove();
+    items.forEach((li, index) => {
+      if (ui.sessionList.children[index] !== li) ui.sessionList.insertBefore(li, ui.sessionList.children[index] || null);
+    });
+  }
+
+  function newSessionItem() {
+    const li = document.createElement("li");
+    li.className = "session";
+    const dot = document.createElement("span");
+    dot.className = "dot";
+    const title = document.createElement("span");
+    title.className = "title";
+    const meta = document.createElement("span");
+    meta.className = "meta";
+    li.append(dot, title, meta);
+    // The item's session as last drawn: a click opens what the item shows now.
+    li.addEventListener("click", () => openSession(li.info));
+    return li;
+  }
+
+  function fillSessionItem(li, info) {
+    li.info = info;
+    li.dataset.id = info.id;
+    li.classList.toggle("current", info.id === s.id);
+    li.classList.toggle("open", !!info.open);
+    li.classList.toggle("busy", !!info.busy);
+    const title = li.querySelector(".title");
+    title.textContent = info.first_prompt || "New session";
+    title.title = info.first_prompt || "";
+    const count = info.message_count || 0;
+    const where = info.busy ? "running" : info.open ? "open" : "saved";
+    li.querySelector(".meta").textContent =
+      `${String(info.id).slice(0, 8)} · ${count} msg${count === 1 ? "" : "s"} · ${where}`;
   }
 
   async function openSession(info) {
