@@ -19,6 +19,8 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+import pyte
+
 INK = Path(sys.executable).with_name("ink")
 
 # Runs in the child: take the pty as the controlling terminal, then become `ink`.
@@ -46,6 +48,12 @@ class PtyInk:
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", height, width, 0, 0))
         self._output = bytearray()
         self._lock = threading.Lock()
+        # ink redraws only the cells that changed, so a word may reach the terminal in
+        # pieces: a real emulator's screen shows it whole. Fed lazily, when a test looks.
+        self._screen = pyte.Screen(width, height)
+        self._emulator = pyte.ByteStream(self._screen)
+        self._emulated = 0
+        self._screens_at_mark: dict[int, str] = {}
         try:
             self.process = subprocess.Popen(
                 [sys.executable, "-c", _ADOPT_TTY, str(INK), *args],
@@ -76,7 +84,24 @@ class PtyInk:
     def mark(self) -> int:
         """Where the output is now: `text(since=...)` is what is drawn after it."""
         with self._lock:
-            return len(self._output)
+            here = len(self._output)
+        self._screens_at_mark[here] = self.screen_text(upto=here)
+        return here
+
+    def screen_text(self, upto: int | None = None) -> str:
+        """The emulated screen's rows, as the user sees them now (or at `upto`)."""
+        with self._lock:
+            fresh = bytes(self._output[self._emulated : upto])
+        self._emulated += len(fresh)
+        self._emulator.feed(fresh)
+        return "\n".join(self._screen.display)
+
+    def _drawn(self, needle: str, since: int) -> bool:
+        """In the bytes written after `since`, or newly on the screen since then."""
+        if needle in self.text(since):
+            return True
+        before = self._screens_at_mark.get(since, "") if since else ""
+        return self.screen_text().count(needle) > before.count(needle)
 
     def text(self, since: int = 0) -> str:
         """Everything drawn so far (after `since`), without escape sequences."""
@@ -87,7 +112,7 @@ class PtyInk:
     def wait_for(self, needle: str, within: float = 20.0, since: int = 0) -> None:
         """Until `needle` is drawn (after `since`); fails if ink exits first."""
         deadline = time.monotonic() + within
-        while needle not in self.text(since):
+        while not self._drawn(needle, since):
             if self.process.poll() is not None:
                 raise AssertionError(
                     f"ink exited ({self.process.returncode}) before {needle!r}; "
