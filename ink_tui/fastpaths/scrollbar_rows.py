@@ -11,7 +11,9 @@ Here the scrollbar's rows are kept with what they were drawn from: the bar's seg
 (`ScrollBarRender.render_bar`, the pure function the renderer draws with, fed what
 `ScrollBar.render` chose: colours for hover or grab, sizes, position), the widget's size,
 its background and visual style, and the app's colour filters and theme. While all of
-those are equal the kept rows are handed out; any difference renders the stock way.
+those are equal the kept rows are handed out. When only the bar's segments differ from
+the newest kept bar's, only the rows whose segment differs are drawn (through the stock
+styles cache, one row each); any other difference renders the stock way.
 
 Touches: `ScrollBar.render` (public) returning a `ScrollBarRender` with its
 `virtual_size`, `window_size`, `position`, `thickness`, `vertical` and `style`
@@ -28,6 +30,7 @@ from weakref import WeakKeyDictionary
 
 from rich.color import Color
 from rich.console import Console
+from rich.segment import Segment
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
@@ -68,12 +71,18 @@ def check() -> str | None:
 KEPT_BARS = 4
 _kept: WeakKeyDictionary[ScrollBar, dict[Hashable, list[Strip]]] = WeakKeyDictionary()
 _console = Console(width=1, height=1, color_system="truecolor", legacy_windows=False)
+# Per scrollbar: what else (than segments) its last full render was drawn from, when its
+# content rows were the ones `_content_rows` builds; only then are rows drawn one by one.
+_verified: WeakKeyDictionary[ScrollBar, Hashable] = WeakKeyDictionary()
+# Per scrollbar, while rows are drawn one by one: the content rows they are drawn from.
+_content: WeakKeyDictionary[ScrollBar, list[Strip]] = WeakKeyDictionary()
 
 
 def adopt(scrollbar: ScrollBar) -> None:
     """Keep `scrollbar`'s rows while its bar looks the same; idempotent."""
     if not getattr(scrollbar, _ADOPTED, False):
         scrollbar.render_lines = MethodType(_render_lines, scrollbar)  # type: ignore[method-assign]
+        scrollbar.render_line = MethodType(_render_line, scrollbar)  # type: ignore[method-assign]
         setattr(scrollbar, _ADOPTED, True)
 
 
@@ -116,8 +125,11 @@ def _render_lines(scrollbar: ScrollBar, crop: Region) -> list[Strip]:
         key = None
     kept = _kept.setdefault(scrollbar, {})
     whole = None if key is None else kept.pop(key, None)
+    if whole is None and key is not None and kept:
+        whole = _from_newest(scrollbar, key, kept)
     if whole is None:
         whole = Widget.render_lines(scrollbar, scrollbar.size.region)
+        _verify(scrollbar, key)
     if key is None:
         kept.clear()
     else:
@@ -128,3 +140,69 @@ def _render_lines(scrollbar: ScrollBar, crop: Region) -> list[Strip]:
     if crop.x == 0 and crop.width == scrollbar.size.width:
         return rows
     return [strip.crop(crop.x, crop.right) for strip in rows]
+
+
+def _from_newest(
+    scrollbar: ScrollBar, key: Hashable, kept: dict[Hashable, list[Strip]]
+) -> list[Strip] | None:
+    """The newest kept rows with only the rows whose bar segment differs drawn again.
+
+    A vertical bar is one segment a row, and a row's strip follows from its segment and
+    what else the key holds (size, colours, filters, theme): when only segments differ,
+    the rows whose segment is the same are the same. When the thumb moves by an eighth
+    that is one or two rows of the whole height. None when more than segments differ.
+    """
+    newest_key = next(reversed(kept))
+    if not (isinstance(key, tuple) and isinstance(newest_key, tuple)):
+        return None
+    segments, new_lines, *rest = key
+    old_segments, old_new_lines, *old_rest = newest_key
+    height = scrollbar.size.height
+    verified = _verified.get(scrollbar)
+    if not new_lines or not old_new_lines or rest != old_rest or verified != tuple(rest):
+        return None
+    if not len(segments) == len(old_segments) == height:
+        return None
+    rows = list(kept[newest_key])
+    width = scrollbar.size.width
+    # Textual's styles cache draws only the rows asked for, from `render_line`: given
+    # the content rows built here, not a render of the whole bar through Rich.
+    _content[scrollbar] = _content_rows(scrollbar, segments)
+    try:
+        for y in range(height):
+            if segments[y] != old_segments[y]:
+                rows[y] = Widget.render_lines(scrollbar, Region(0, y, width, 1))[0]
+    finally:
+        del _content[scrollbar]
+    return rows
+
+
+def _content_rows(scrollbar: ScrollBar, segments: tuple[Segment, ...]) -> list[Strip]:
+    """A vertical bar's content rows as Textual renders them: each row's segment under
+    the widget's own style (what `post_render` wraps the bar in)."""
+    base = scrollbar.visual_style.rich_style
+    width = scrollbar.size.width
+    return [Strip([Segment(segment.text, base + segment.style)], width) for segment in segments]
+
+
+def _render_line(scrollbar: ScrollBar, y: int) -> Strip:
+    content = _content.get(scrollbar)
+    if content is None:
+        return Widget.render_line(scrollbar, y)
+    return content[y]
+
+
+def _verify(scrollbar: ScrollBar, key: Hashable | None) -> None:
+    """After a full render the stock way: are its content rows the ones `_content_rows`
+    builds? Only then, and while nothing but the segments changes, rows are drawn one by
+    one. Reads the widget's render cache (`_render_cache.lines`); without it, never."""
+    _verified.pop(scrollbar, None)
+    if not isinstance(key, tuple) or not key[1]:
+        return
+    segments, _, *rest = key
+    cache = getattr(scrollbar, "_render_cache", None)
+    stock = getattr(cache, "lines", None)
+    if not isinstance(stock, list) or len(stock) != len(segments):
+        return
+    if stock == _content_rows(scrollbar, segments):
+        _verified[scrollbar] = tuple(rest)
