@@ -45,7 +45,12 @@ from ink_tui.ui.widgets.row_redraw_view import RowRedrawView
 from ink_tui.ui.widgets.transcript_cursor import Foldable, FoldCursor
 from ink_tui.ui.widgets.transcript_lines import BlockLines
 from ink_tui.ui.widgets.transcript_look import COMPONENT_CLASSES, COMPONENT_CSS, TranscriptLook
-from ink_tui.ui.widgets.transcript_pacing import ANSWER_BUDGET_S, FRAME_S, REFLOW_PAUSE_S
+from ink_tui.ui.widgets.transcript_pacing import (
+    ANSWER_BUDGET_S,
+    FRAME_S,
+    REFLOW_PAUSE_S,
+    STREAM_FRAME_S,
+)
 from ink_tui.ui.widgets.transcript_rows import (
     SCREENS_KEPT,
     PlacedRows,
@@ -418,7 +423,7 @@ class Transcript(TaskKeys, FoldCursor, RowRedrawView, can_focus=True):
 
     def _mark_streaming(self, block: StreamingBlock) -> None:
         self._dirty[block] = None
-        self._schedule_frame()
+        self._schedule_frame(delay=STREAM_FRAME_S)
 
     def _schedule_frame(self, force: bool = False, delay: float = FRAME_S) -> None:
         if self._frame is None and (self._dirty or force) and self.is_mounted:

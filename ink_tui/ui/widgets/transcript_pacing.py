@@ -2,10 +2,15 @@
 stream is taken to match: numbers behind figures 3, 4 and 10 (benchmarks/README.md)."""
 
 FRAME_S = 1 / 30
+# Streamed text is drawn at most this often: at a model's pace a frame is a few dozen
+# characters either way, and each frame of the transcript (its markdown, measure, the
+# compositor and the terminal write) was most of what streaming cost (figure 10).
+STREAM_FRAME_S = 1 / 20
 # The model's stream is taken in batches at least this far apart (`providers/body.py`):
 # text shows a frame at a time anyway, and each batch is one trip through the provider,
 # the loop and every subscriber, where a model writing every few ms made ~250 a second.
-NETWORK_GATHER_S = FRAME_S / 2
+# One batch a streaming frame: half a frame made twice the trips for the same frames.
+NETWORK_GATHER_S = STREAM_FRAME_S
 # Between two steps of measuring blocks off screen (see `BlockLines.measure`): each step
 # takes a few milliseconds, and input waiting behind one is handled in this pause. A
 # whole frame between steps left the CPU idle two thirds of the time, so a resumed
