@@ -72,10 +72,10 @@ KEPT_BARS = 4
 _kept: WeakKeyDictionary[ScrollBar, dict[Hashable, list[Strip]]] = WeakKeyDictionary()
 _console = Console(width=1, height=1, color_system="truecolor", legacy_windows=False)
 # Per scrollbar: what else (than segments) its last full render was drawn from, when its
-# content rows were the ones `_content_rows` builds; only then are rows drawn one by one.
+# content rows were the ones `_content_row` builds; only then are rows drawn one by one.
 _verified: WeakKeyDictionary[ScrollBar, Hashable] = WeakKeyDictionary()
-# Per scrollbar, while rows are drawn one by one: the content rows they are drawn from.
-_content: WeakKeyDictionary[ScrollBar, list[Strip]] = WeakKeyDictionary()
+# Per scrollbar, while rows are drawn one by one: the bar's segments they are drawn from.
+_content: WeakKeyDictionary[ScrollBar, tuple[Segment, ...]] = WeakKeyDictionary()
 
 
 def adopt(scrollbar: ScrollBar) -> None:
@@ -167,7 +167,7 @@ def _from_newest(
     width = scrollbar.size.width
     # Textual's styles cache draws only the rows asked for, from `render_line`: given
     # the content rows built here, not a render of the whole bar through Rich.
-    _content[scrollbar] = _content_rows(scrollbar, segments)
+    _content[scrollbar] = segments
     try:
         for y in range(height):
             if segments[y] != old_segments[y]:
@@ -177,23 +177,22 @@ def _from_newest(
     return rows
 
 
-def _content_rows(scrollbar: ScrollBar, segments: tuple[Segment, ...]) -> list[Strip]:
-    """A vertical bar's content rows as Textual renders them: each row's segment under
-    the widget's own style (what `post_render` wraps the bar in)."""
+def _content_row(scrollbar: ScrollBar, segment: Segment) -> Strip:
+    """A vertical bar's content row as Textual renders it: the row's segment under the
+    widget's own style (what `post_render` wraps the bar in)."""
     base = scrollbar.visual_style.rich_style
-    width = scrollbar.size.width
-    return [Strip([Segment(segment.text, base + segment.style)], width) for segment in segments]
+    return Strip([Segment(segment.text, base + segment.style)], scrollbar.size.width)
 
 
 def _render_line(scrollbar: ScrollBar, y: int) -> Strip:
-    content = _content.get(scrollbar)
-    if content is None:
+    segments = _content.get(scrollbar)
+    if segments is None:
         return Widget.render_line(scrollbar, y)
-    return content[y]
+    return _content_row(scrollbar, segments[y])
 
 
 def _verify(scrollbar: ScrollBar, key: Hashable | None) -> None:
-    """After a full render the stock way: are its content rows the ones `_content_rows`
+    """After a full render the stock way: are its content rows the ones `_content_row`
     builds? Only then, and while nothing but the segments changes, rows are drawn one by
     one. Reads the widget's render cache (`_render_cache.lines`); without it, never."""
     _verified.pop(scrollbar, None)
@@ -204,5 +203,5 @@ def _verify(scrollbar: ScrollBar, key: Hashable | None) -> None:
     stock = getattr(cache, "lines", None)
     if not isinstance(stock, list) or len(stock) != len(segments):
         return
-    if stock == _content_rows(scrollbar, segments):
+    if stock == [_content_row(scrollbar, segment) for segment in segments]:
         _verified[scrollbar] = tuple(rest)
