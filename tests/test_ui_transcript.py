@@ -138,12 +138,12 @@ LINES_10 = "\n".join(f"line {n}" for n in range(10))
 async def test_streamed_text_shows_before_message_end() -> None:
     async with running() as (pilot, transcript, bus):
         publish_all(bus, *deltas("Hello **there**, streaming world"))
-        await pilot.pause(0.05)
+        await settle_view(pilot, transcript)
         answer = one(transcript, AnswerBlock)
         assert answer.tail_source == "Hello **there**, streaming world"
         assert rendered(transcript, answer) == "Hello there, streaming world"
         bus.publish(MessageEnd(message=AssistantMessage(text="...")))
-        await pilot.pause(0.05)
+        await settle_view(pilot, transcript)
         assert [g.source for g in answer.groups] == ["Hello **there**, streaming world"]
         assert answer.tail_source == ""
         assert rendered(transcript, answer) == "Hello there, streaming world"
@@ -175,7 +175,7 @@ async def test_a_burst_of_deltas_redraws_the_tail_once_per_frame() -> None:
     async with running() as (pilot, transcript, bus):
         text = "word " * 2000
         publish_all(bus, *deltas(text))
-        await pilot.pause(0.05)
+        await settle_view(pilot, transcript)
         answer = one(transcript, AnswerBlock)
         assert answer.tail_source == text
         assert answer.tail_updates <= 2
@@ -212,7 +212,7 @@ async def test_a_code_block_with_a_blank_line_inside_stays_one_block() -> None:
         code = "```python\ndef f():\n\n    return 1\n```"
         publish_all(bus, *deltas(f"Before:\n\n{code}\n\nafter", size=1))
         bus.publish(MessageEnd(message=AssistantMessage(text="")))
-        await pilot.pause(0.05)
+        await settle_view(pilot, transcript)
         answer = one(transcript, AnswerBlock)
         sources = [g.source for g in answer.groups]
         assert "\n\n".join(sources) == f"Before:\n\n{code}\n\nafter"
@@ -228,7 +228,7 @@ async def test_a_reply_of_only_tool_calls_shows_no_empty_answer() -> None:
         publish_all(bus, TextDelta(text="\n"), TextDelta(text="  "))
         bus.publish(MessageEnd(message=AssistantMessage(tool_calls=[tc])))
         publish_all(bus, ToolStart(call=tc), tool_end(tc, ToolResult("ok")))
-        await pilot.pause(0.05)
+        await settle_view(pilot, transcript)
         assert not transcript.blocks_of(AnswerBlock)
         assert len(transcript.blocks_of(ToolBlock)) == 1
 
@@ -258,7 +258,7 @@ async def test_user_messages_label_steer_and_follow_up() -> None:
 async def test_thinking_goes_above_the_answer_dim_and_can_be_hidden() -> None:
     async with running() as (pilot, transcript, bus):
         publish_all(bus, TextDelta(text="The answer."), ThinkingDelta(text="Let me [think]."))
-        await pilot.pause(0.05)
+        await settle_view(pilot, transcript)
         thinking = one(transcript, ThinkingBlock)
         answer = one(transcript, AnswerBlock)
         blocks = transcript.blocks
@@ -519,7 +519,7 @@ async def test_subscribes_on_mount_and_unsubscribes_on_unmount() -> None:
 async def settle_view(pilot, transcript) -> None:
     # Under load a frame can be late: draw what is buffered rather than trusting a
     # fixed pause.
-    await pilot.pause(0.05)
+    await pilot.pause()
     transcript.flush_now()
     await pilot.pause()
 
@@ -613,7 +613,7 @@ async def test_a_fence_in_an_unknown_language_shows_as_plain_code_and_is_looked_
             bus.publish(TextDelta(text="x\n"))
         publish_all(bus, *deltas("```\n\ndone"))
         bus.publish(MessageEnd(message=AssistantMessage(text="")))
-        await pilot.pause(0.05)
+        await settle_view(pilot, transcript)
         shown = rendered(transcript, one(transcript, AnswerBlock))
         assert "let x = <b>1</b>" in shown and "```" not in shown
     info = code_lexer.cache_info()
@@ -625,7 +625,7 @@ async def test_a_new_theme_redraws_every_block_in_its_colours() -> None:
     async with running() as (pilot, transcript, bus):
         bus.publish(UserMessageEvent(text="colour me", kind="prompt"))
         publish_all(bus, *deltas("Some `code` here."))
-        await pilot.pause(0.05)
+        await settle_view(pilot, transcript)
         user = one(transcript, UserBlock)
         before = styles_of(transcript, user, "colour me")[0].bgcolor
         pilot.app.theme = "textual-light"
@@ -640,12 +640,12 @@ async def test_a_new_theme_redraws_every_block_in_its_colours() -> None:
 async def test_clearing_the_view_leaves_nothing_to_scroll() -> None:
     async with running() as (pilot, transcript, bus):
         publish_all(bus, *(Notice(text=f"line {n}") for n in range(30)))
-        await pilot.pause(0.05)
+        await settle_view(pilot, transcript)
         assert transcript.max_scroll_y > 0
         transcript.clear_view()
-        await pilot.pause(0.05)
+        await settle_view(pilot, transcript)
         assert transcript.virtual_size.height == 0 and transcript.max_scroll_y == 0
         assert transcript.plain_text() == ""
         bus.publish(Notice(text="after the clear"))
-        await pilot.pause(0.05)
+        await settle_view(pilot, transcript)
         assert "after the clear" in transcript.render_line(0).text
