@@ -41,16 +41,11 @@ from ink_tui.ui.blocks.task_block import TaskBlock
 from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.blocks.user_block import UserBlock
+from ink_tui.ui.widgets import transcript_pacing as pacing
 from ink_tui.ui.widgets.row_redraw_view import RowRedrawView
 from ink_tui.ui.widgets.transcript_cursor import Foldable, FoldCursor
 from ink_tui.ui.widgets.transcript_lines import BlockLines
 from ink_tui.ui.widgets.transcript_look import COMPONENT_CLASSES, COMPONENT_CSS, TranscriptLook
-from ink_tui.ui.widgets.transcript_pacing import (
-    ANSWER_BUDGET_S,
-    FRAME_S,
-    REFLOW_PAUSE_S,
-    STREAM_FRAME_S,
-)
 from ink_tui.ui.widgets.transcript_rows import (
     SCREENS_KEPT,
     PlacedRows,
@@ -423,9 +418,9 @@ class Transcript(TaskKeys, FoldCursor, RowRedrawView, can_focus=True):
 
     def _mark_streaming(self, block: StreamingBlock) -> None:
         self._dirty[block] = None
-        self._schedule_frame(delay=STREAM_FRAME_S)
+        self._schedule_frame(delay=pacing.STREAM_FRAME_S)
 
-    def _schedule_frame(self, force: bool = False, delay: float = FRAME_S) -> None:
+    def _schedule_frame(self, force: bool = False, delay: float = pacing.FRAME_S) -> None:
         if self._frame is None and (self._dirty or force) and self.is_mounted:
             self._frame = self.set_timer(delay, self._draw_frame)
 
@@ -445,7 +440,7 @@ class Transcript(TaskKeys, FoldCursor, RowRedrawView, can_focus=True):
             if isinstance(block, AnswerBlock):
                 # An answer takes in what fits a few ms of drawing; the rest waits a frame,
                 # so keys typed meanwhile are not held up behind a long burst of markdown.
-                if block.flush(ANSWER_BUDGET_S):
+                if block.flush(pacing.ANSWER_BUDGET_S):
                     self._changed_quietly(self.tasks.top(block))
                 if block.waiting:
                     self._dirty[block] = None
@@ -462,7 +457,7 @@ class Transcript(TaskKeys, FoldCursor, RowRedrawView, can_focus=True):
             content.width, self._look(), top=top, rows=content.height
         )
         if self._lines.reflowing:
-            self._schedule_frame(force=True, delay=REFLOW_PAUSE_S)
+            self._schedule_frame(force=True, delay=pacing.REFLOW_PAUSE_S)
         elif self._lines.bulk_settled():
             freeze_long_lived()
         self._schedule_frame()
