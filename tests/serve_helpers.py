@@ -18,6 +18,7 @@ import uvicorn
 from ink_tui.serve.app import build_app
 from ink_tui.serve.auth import new_token
 from ink_tui.serve.events_stream import BUFFER_CAPACITY
+from ink_tui.serve.main import http_implementation
 from ink_tui.serve.redact import Redactor, env_secrets
 from ink_tui.serve.sessions import SessionRegistry
 from tests.scripted_server import ScriptedServer
@@ -80,7 +81,9 @@ async def serve(
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
-    config = uvicorn.Config(app, lifespan="on", log_level="warning", access_log=False)
+    config = uvicorn.Config(
+        app, http=http_implementation(), lifespan="on", log_level="warning", access_log=False
+    )
     userver = uvicorn.Server(config)
     task = asyncio.ensure_future(userver.serve(sockets=[sock]))
     while not userver.started:

@@ -183,6 +183,14 @@ def main(argv: Sequence[str]) -> int:
         return 130
 
 
+def http_implementation() -> str:
+    """uvicorn's HTTP/1.1 on httptools (C) where that is installed, else on h11: the
+    choice is named, not left to uvicorn's "auto", so a test can hold it to one."""
+    import importlib.util
+
+    return "httptools" if importlib.util.find_spec("httptools") is not None else "h11"
+
+
 def configured_keys(config: Any) -> list[str]:
     """The API key in use and those of every configured provider (to be masked)."""
     keys = [config.model_config().api_key]
@@ -236,6 +244,7 @@ async def serve(
     stopping = Stopping(registry)
     config = uvicorn.Config(
         RefuseWhileStopping(app, stopping),
+        http=http_implementation(),
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=5,
