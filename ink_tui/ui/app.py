@@ -199,7 +199,11 @@ class InkApp(App[None]):
         yield PromptInput(id="prompt")
         yield HintRow(self.bus, answer_key=self.answer_key)
         yield StatusBar(
-            self.bus, model_label=self.model_label, is_demo=self.is_demo, workspace=self.workspace
+            self.bus,
+            model_label=self.model_label,
+            is_demo=self.is_demo,
+            workspace=self.workspace,
+            beat=transcript.beat,
         )
         yield TooSmall()
 
@@ -239,7 +243,7 @@ class InkApp(App[None]):
         from ink_tui.ui.widgets.queue_list import QueueList
 
         layout = self.panel_layout
-        layout.activity = ActivityPanel(self.bus)
+        layout.activity = ActivityPanel(self.bus, self.query_one(Transcript).beat)
         layout.question = ApprovalQuestion(self.bus, answer_key=self.answer_key)
         layout.queue = QueueList(self.bus, queue_key=self.key_of("focus_queue", "ctrl+q"))
         self.screen_stack[0].mount(

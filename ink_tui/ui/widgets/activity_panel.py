@@ -52,6 +52,7 @@ from ink_tui.core.tool_summary import call_label
 from ink_tui.ui import clock
 from ink_tui.ui.agent_requests import SteerAgentRequested, StopAgentRequested
 from ink_tui.ui.fit_text import Part, fit_parts
+from ink_tui.ui.frame_beat import BeatTicker, FrameBeat
 
 WAITING_FOR_ANSWER = "waiting for your answer"
 STOP_LABEL = "■ stop"
@@ -87,10 +88,13 @@ class ActivityPanel(Static):
     }
     """
     MAX_ROWS = 8
+    TICK_S = 0.1
 
-    def __init__(self, bus: EventBus) -> None:
+    def __init__(self, bus: EventBus, beat: FrameBeat | None = None) -> None:
         super().__init__()
         self._bus = bus
+        # Ten paints a second while a run works, in the transcript's frames while it draws.
+        self._ticker = BeatTicker(beat or FrameBeat(), self.TICK_S, self._tick)
         self.phase = ""
         self.phase_started = 0.0
         self.retry_until: float | None = None
@@ -114,10 +118,11 @@ class ActivityPanel(Static):
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(self._on_event)
-        self._ticker = self.set_interval(0.1, self._tick, pause=True)
+        self._ticker.start(self)
 
     def on_unmount(self) -> None:
         self._unsubscribe()
+        self._ticker.stop()
 
     def _set_phase(self, phase: str) -> None:
         if phase != self.phase:

@@ -25,6 +25,7 @@ from ink_tui.control.bus import EventBus
 from ink_tui.control.usage import SessionUsage
 from ink_tui.ui import clock
 from ink_tui.ui.fit_text import Part, fit_parts
+from ink_tui.ui.frame_beat import BeatTicker, FrameBeat
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -70,9 +71,19 @@ class StatusBar(Static):
     }
     """
 
-    def __init__(self, bus: EventBus, *, model_label: str, is_demo: bool, workspace: Path) -> None:
+    def __init__(
+        self,
+        bus: EventBus,
+        *,
+        model_label: str,
+        is_demo: bool,
+        workspace: Path,
+        beat: FrameBeat | None = None,
+    ) -> None:
         super().__init__()
         self._bus = bus
+        # The run's clock, twice a second: in the transcript's frames while it draws.
+        self._ticker = BeatTicker(beat or FrameBeat(), 0.5, self._tick)
         self.model_label = model_label
         self.is_demo = is_demo
         self.workspace = workspace
@@ -121,11 +132,12 @@ class StatusBar(Static):
 
     def on_mount(self) -> None:
         self._unsubscribe = self._bus.subscribe(self._on_event)
-        self._ticker = self.set_interval(0.5, self._tick, pause=True)
+        self._ticker.start(self)
         self._paint()
 
     def on_unmount(self) -> None:
         self._unsubscribe()
+        self._ticker.stop()
 
     def _on_event(self, event: Event) -> None:
         # By type name: the event classes are imported with the controller, after the

@@ -41,6 +41,7 @@ from ink_tui.ui.blocks.task_block import TaskBlock
 from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.blocks.user_block import UserBlock
+from ink_tui.ui.frame_beat import FrameBeat
 from ink_tui.ui.widgets import transcript_pacing as pacing
 from ink_tui.ui.widgets.row_redraw_view import RowRedrawView
 from ink_tui.ui.widgets.transcript_cursor import Foldable, FoldCursor
@@ -95,9 +96,18 @@ class Transcript(TaskKeys, FoldCursor, RowRedrawView, can_focus=True):
     class Replaced(Message):
         """The view was emptied for a new one (/clear, /new, a resumed session)."""
 
-    def __init__(self, bus: EventBus, *, id: str | None = None, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        bus: EventBus,
+        *,
+        beat: FrameBeat | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
         super().__init__(id=id, classes=classes)
         self._bus = bus
+        # Told of every frame drawn, for the widgets that move with time to draw in it.
+        self.beat = beat or FrameBeat()
         self._unsubscribe: Callable[[], None] = lambda: None
         self._lines = BlockLines()
         self._answer: AnswerBlock | None = None
@@ -473,6 +483,7 @@ class Transcript(TaskKeys, FoldCursor, RowRedrawView, can_focus=True):
             self.set_reactive(Transcript.virtual_size, size)
             self._scroll_update(size)
         self._repaint_at(self.max_scroll_y if top is None else top)
+        self.beat.beat()
 
     def _repaint_at(self, top: int) -> None:
         """Show the lines from `top` on, drawing only the rows unlike the last frame's."""
