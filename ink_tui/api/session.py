@@ -86,6 +86,7 @@ class AgentSession(GoingBack, QueueEditing):
         warnings: list[str] | None = None,
         redact_call: Callable[[ToolCall], dict[str, Any]] | None = None,
         redact_text: Callable[[str], str] | None = None,
+        hold_text: Callable[[str], int] | None = None,
         rewind: SessionRewind | None = None,
     ) -> None:
         self.controller = controller
@@ -99,6 +100,7 @@ class AgentSession(GoingBack, QueueEditing):
             session_id,
             redact_call=redact_call,
             redact_text=redact_text,
+            hold_text=hold_text,
             seqs=writer.event_seqs if writer is not None else None,
         )
         # Subscribers, and the events of the opening (an extension that failed to load)
@@ -126,6 +128,7 @@ class AgentSession(GoingBack, QueueEditing):
         record: bool = True,
         redact_call: Callable[[ToolCall], dict[str, Any]] | None = None,
         redact_text: Callable[[str], str] | None = None,
+        hold_text: Callable[[str], int] | None = None,
         extensions: bool = True,
         trust_extensions: bool = False,
         **settings: Any,
@@ -134,8 +137,8 @@ class AgentSession(GoingBack, QueueEditing):
         the `ink` command reads; keyword settings are the command's flags
         (`steering_mode`, `follow_up_mode`, `max_iterations`, ...). `resume` is a session
         id prefix, `continue_` resumes the one used last; `record=False` writes nothing.
-        `redact_call` / `redact_text` are the event projection's hooks (see
-        `PublicProjection`). `extensions=False` loads none; `trust_extensions=True` loads
+        `redact_call` / `redact_text` / `hold_text` are the event projection's hooks
+        (see `PublicProjection`). `extensions=False` loads none; `trust_extensions=True` loads
         the project's without its folder being trusted (this session only);
         `trust_project=True` applies the workspace's `.ink/config.toml` in full without
         it being trusted (else a warning names the keys held back, docs/configuration.md)."""
@@ -151,7 +154,7 @@ class AgentSession(GoingBack, QueueEditing):
                 continue_=continue_,
                 record=record,
                 settings=settings,
-                redact=(redact_call, redact_text),
+                redact=(redact_call, redact_text, hold_text),
                 extensions=ExtensionOptions(enabled=extensions, trust_project=trust_extensions),
             ),
             AgentSession.aclose,
@@ -169,7 +172,7 @@ class AgentSession(GoingBack, QueueEditing):
         continue_: bool,
         record: bool,
         settings: dict[str, Any],
-        redact: tuple[Any, Any] = (None, None),
+        redact: tuple[Any, Any, Any] = (None, None, None),
         extensions: ExtensionOptions | None = None,
     ) -> AgentSession:
         from ink_tui.api.session_open import open_parts
@@ -189,6 +192,7 @@ class AgentSession(GoingBack, QueueEditing):
             warnings=parts.warnings,
             redact_call=redact[0],
             redact_text=redact[1],
+            hold_text=redact[2],
             rewind=parts.rewind,
         )
         session._recorded = parts.subagents

@@ -48,10 +48,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from ink_tui.control import public_event_types as pub
 from ink_tui.control.event_seqs import CountingSeqs, SeqSource
+from ink_tui.control.held_text import HeldText
 from ink_tui.control.public_event_types import (
     PROTOCOL_VERSION,
     PUBLIC_EVENT_TYPES,
@@ -119,8 +120,10 @@ class PublicProjection:
     """Turns one session's internal events into public ones (stateful: retries, settle).
 
     `redact_call` maps a tool call's arguments to what may be shown (identity by
-    default); `redact_text` is applied to every text that may carry a secret. `seqs`
-    numbers the events (default: from 1, in memory).
+    default); `redact_text` is applied to every text that may carry a secret;
+    `hold_text` says how much of streamed text's end may begin one, held back for the
+    next delta (control/held_text.py). `seqs` numbers the events (default: from 1, in
+    memory).
     """
 
     def __init__(
@@ -129,12 +132,15 @@ class PublicProjection:
         *,
         redact_call: Callable[[ToolCall], dict[str, Any]] | None = None,
         redact_text: Callable[[str], str] | None = None,
+        hold_text: Callable[[str], int] | None = None,
         seqs: SeqSource | None = None,
     ) -> None:
         self.session_id = session_id
         self._seqs: SeqSource = seqs if seqs is not None else CountingSeqs()
         self._redact_call = redact_call or (lambda call: call.arguments)
         self._redact_text = redact_text or (lambda text: text)
+        # Streamed text whose end may begin a secret waits for the next delta.
+        self._held = HeldText(self._redact_text, hold_text) if hold_text is not None else None
         self.state: PublicState = "idle"
         self._retries = Retries()
         # How the last run ended (stop reason, error), for agent_settled.
@@ -156,6 +162,18 @@ class PublicProjection:
             "run_id": run_id,
         }
 
+    def _release(
+        self,
+        agent: str | None,
+        emit: Callable[[PublicEvent], None],
+        head: Callable[[], pub.Envelope],
+        but: str | None = None,
+    ) -> None:
+        assert self._held is not None
+        for kind, shown in self._held.release(agent, but=but):
+            delta: pub.TextDeltaInfo = {"type": kind, "text": shown}
+            emit(pub.MessageUpdateEvent(type="message_update", **head(), delta=delta))
+
     def project(self, event: Event) -> list[PublicEvent]:
         out = self._project(event)
         agent_id = event.agent_id
@@ -174,6 +192,9 @@ class PublicProjection:
         def head() -> pub.Envelope:
             return self._head(run_id)
 
+        if self._held is not None and not isinstance(event, TextDelta | ThinkingDelta):
+            # The agent's streams ended or paused: what they held goes before this event.
+            self._release(agent, emit, head)
         self._retries.seen(event, emit, head)
         text = self._redact_text
         match event:
@@ -200,12 +221,18 @@ class PublicProjection:
                         entry_id=event.entry_id,
                     )
                 )
-            case TextDelta():
-                delta: pub.TextDeltaInfo = {"type": "text", "text": text(event.text)}
-                emit(pub.MessageUpdateEvent(type="message_update", **head(), delta=delta))
-            case ThinkingDelta():
-                delta = {"type": "thinking", "text": text(event.text)}
-                emit(pub.MessageUpdateEvent(type="message_update", **head(), delta=delta))
+            case TextDelta() | ThinkingDelta():
+                kind: Literal["text", "thinking"] = (
+                    "text" if isinstance(event, TextDelta) else "thinking"
+                )
+                if self._held is None:
+                    shown = text(event.text)
+                else:
+                    self._release(agent, emit, head, but=kind)
+                    shown = self._held.take((agent, kind), event.text)
+                if shown or self._held is None:
+                    delta: pub.TextDeltaInfo = {"type": kind, "text": shown}
+                    emit(pub.MessageUpdateEvent(type="message_update", **head(), delta=delta))
             case MessageEnd():
                 message = message_dict(event.message)
                 message["text"] = text(message["text"])

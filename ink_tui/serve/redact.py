@@ -20,9 +20,9 @@ passes through one `Redactor`):
 - Commands that jobs left running (`jobs_update`) lose their command lines unless
   arguments are shown: they are the bash commands.
 
-Masking works on whole strings. A secret the model streams split across two deltas is
-masked only when the deltas are merged into one event (see `events_stream`) or in the
-`message_end` that follows with the whole text.
+Masking works on whole strings, and a model streams its text in deltas of a few
+characters: the end of a delta that may begin a secret is held back and sent with the
+next (`straddling`, straddle.py; the projection holds it, control/held_text.py).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ink_tui.core.messages import ToolCall
+from ink_tui.serve.straddle import straddling
 
 MASK = "***"
 # Tools whose path argument is shown: it says what was looked at, not what was done.
@@ -173,6 +174,10 @@ class Redactor:
                 for item in value
             ]
         return value
+
+    def straddling(self, text: str) -> int:
+        """Characters at the end of streamed `text` that may begin a secret (straddle.py)."""
+        return straddling(text, self._ordered)
 
     # -- tool arguments and results -----------------------------------------------------
 

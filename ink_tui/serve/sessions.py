@@ -262,6 +262,7 @@ class SessionRegistry:
             resume=resume,
             redact_call=self.redactor.call,
             redact_text=self.redactor.text,
+            hold_text=self.redactor.straddling,
             **self._open_args,
         )
 
