@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 import uvicorn
 
 from ink_tui.serve.app import build_app
@@ -24,6 +25,17 @@ from ink_tui.serve.sessions import SessionRegistry
 from tests.scripted_server import ScriptedServer
 
 API_KEY = "test-key-0123456789"
+
+
+def isolated_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A session store and config of the test's own, and no model from the environment:
+    the data folder (where sessions are written)."""
+    home = tmp_path / "data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for name in ("INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "INK_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+    return home
 
 
 @dataclass

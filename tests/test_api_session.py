@@ -18,15 +18,12 @@ from ink_tui.control.public_events import PUBLIC_EVENT_TYPES
 from tests.process_markers import new_marker, wait_gone
 from tests.run_helpers import user_texts, wait_gate
 from tests.scripted_server import Gate, ScriptedServer, error_reply, text_reply, tool_reply
+from tests.serve_helpers import isolated_store
 
 
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    home = tmp_path / "data"
-    monkeypatch.setenv("XDG_DATA_HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    for name in ("INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "INK_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+    home = isolated_store(tmp_path, monkeypatch)
     return home
 
 

@@ -14,16 +14,12 @@ import pytest
 from tests.process_markers import kill_marked, new_marker, wait_alive, wait_gone
 from tests.run_helpers import wait_gate
 from tests.scripted_server import Gate, ScriptedServer, text_reply, tool_reply
-from tests.serve_helpers import covered, read_sse, serve, settled
+from tests.serve_helpers import covered, isolated_store, read_sse, serve, settled
 
 
 @pytest.fixture(autouse=True)
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path / "data"
-    monkeypatch.setenv("XDG_DATA_HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    for name in ("INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "INK_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+    home = isolated_store(tmp_path, monkeypatch)
     yield home
 
 

@@ -15,16 +15,12 @@ import pytest
 
 from ink_tui.serve.guard import CSP, MAX_BODY
 from tests.scripted_server import ScriptedServer
-from tests.serve_helpers import Served, serve
+from tests.serve_helpers import Served, isolated_store, serve
 
 
 @pytest.fixture(autouse=True)
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path / "data"
-    monkeypatch.setenv("XDG_DATA_HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    for name in ("INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "INK_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+    home = isolated_store(tmp_path, monkeypatch)
     yield home
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.run_helpers import user_texts
 from tests.scripted_server import Reply, ScriptedServer, text_reply, tool_reply
-from tests.serve_helpers import Served, serve
+from tests.serve_helpers import Served, isolated_store, serve
 
 ENV_SECRET = "supersecret123"
 API_KEY = "sk-configured-abcdef123456"
@@ -23,11 +23,7 @@ COMMAND = f"echo {ENV_SECRET}"
 
 @pytest.fixture(autouse=True)
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path / "data"
-    monkeypatch.setenv("XDG_DATA_HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    for name in ("INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "INK_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+    home = isolated_store(tmp_path, monkeypatch)
     monkeypatch.setenv("FOO_TOKEN", ENV_SECRET)
     yield home
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.scripted_server import ScriptedServer, error_reply, text_reply, tool_reply
-from tests.serve_helpers import read_sse, serve, settled
+from tests.serve_helpers import isolated_store, read_sse, serve, settled
 
 ENV_SECRET = "supersecret123"
 API_KEY = "sk-configured-abcdef123456"
@@ -19,11 +19,7 @@ COMMAND = f"echo {ENV_SECRET}; echo {API_KEY}"
 
 @pytest.fixture(autouse=True)
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path / "data"
-    monkeypatch.setenv("XDG_DATA_HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    for name in ("INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "INK_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+    home = isolated_store(tmp_path, monkeypatch)
     monkeypatch.setenv("FOO_TOKEN", ENV_SECRET)
     yield home
 

@@ -36,7 +36,7 @@ from ink_tui.core.messages import AssistantMessage, ToolCall
 from ink_tui.serve.redact import Redactor
 from ink_tui.serve.straddle import straddling
 from tests.scripted_server import Gate, Reply, ScriptedServer, chunk, usage_chunk
-from tests.serve_helpers import read_sse, serve, settled
+from tests.serve_helpers import isolated_store, read_sse, serve, settled
 
 SECRETS = ["sk-proj-abc123XYZ", "sk-pro", "hunter2hunter2", "abcabcab"]
 WORDS = ["sk", "-", "proj", "abc", "123", "hunter", "2", "the", " ", "\n", "x", "s", "a"]
@@ -152,11 +152,7 @@ ENV_SECRET = "supersecret123"
 
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    home = tmp_path / "data"
-    monkeypatch.setenv("XDG_DATA_HOME", str(home))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    for name in ("INK_API_KEY", "OPENAI_API_KEY", "INK_BASE_URL", "INK_MODEL"):
-        monkeypatch.delenv(name, raising=False)
+    home = isolated_store(tmp_path, monkeypatch)
     monkeypatch.setenv("FOO_TOKEN", ENV_SECRET)
     yield home
 
