@@ -1,8 +1,8 @@
 """The transcript's frames, for the other widgets that move with time to draw on.
 
-While an answer streams the transcript draws a frame every 50-100 ms, and the activity
-panel's spinner and clock moved on a timer of their own: two frames of the whole screen
-(compositor, terminal write) where one would do, and the panel's were a sixth of what
+While an answer streams the transcript draws several frames a second, and the activity
+panel's spinner and the status bar's clock moved on timers of their own: screen updates
+(compositor, terminal write) of their own where one would do, a good part of what
 streaming cost (figure 10, benchmarks/README.md). A widget that paints on a timer can
 instead follow the beat: `FrameBeat.beat()` is called by the transcript as it draws,
 synchronously, so whatever the followers paint is in the same screen update. A follower
