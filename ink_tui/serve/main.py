@@ -30,7 +30,7 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 EXIT_USAGE = 2
 DEFAULT_PORT = 8765
@@ -183,7 +183,7 @@ def main(argv: Sequence[str]) -> int:
         return 130
 
 
-def http_implementation() -> str:
+def http_implementation() -> Literal["httptools", "h11"]:
     """uvicorn's HTTP/1.1 on httptools (C) where that is installed, else on h11: the
     choice is named, not left to uvicorn's "auto", so a test can hold it to one."""
     import importlib.util
