@@ -277,3 +277,24 @@ def test_every_check_names_what_it_looks_at() -> None:
         module = __import__(f"ink_tui.{entry.module}", fromlist=["check"])
         assert inspect.signature(module.check).parameters == {}, entry.name
         assert module.__doc__ and "check()" in module.__doc__, entry.name
+
+
+def test_ink_serve_makes_full_collections_rarer(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A full pass at 100 streaming sessions stopped every stream for 90-165 ms and freed
+    # nothing (figure 11); the server asks for one a tenth as often.
+    monkeypatch.setattr(gc_policy, "_owned", True)
+    monkeypatch.setattr(gc, "freeze", lambda: None)  # the test process's heap stays its own
+    monkeypatch.setattr(gc, "collect", lambda *args: 0)
+    before = gc.get_threshold()
+    try:
+        gc_policy.freeze_server_heap()
+        young, middle, full = gc.get_threshold()
+        assert (young, middle) == before[:2]
+        assert full == gc_policy.SERVER_FULL_EVERY > before[2]
+        gc.set_threshold(*before)
+        monkeypatch.setenv(fastpaths.DISABLE_VAR, "gc_policy")
+        fastpaths.reset()
+        gc_policy.freeze_server_heap()
+        assert gc.get_threshold() == before
+    finally:
+        gc.set_threshold(*before)

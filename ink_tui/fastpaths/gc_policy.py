@@ -13,7 +13,7 @@ behind (figures 1, 3 and 4 of benchmarks/README.md). So a process that is ink's 
 - `freeze_startup_heap()`: the objects alive then are frozen (left out of every later
   pass) without a full pass first; `freeze_long_lived()` does the same, after a pass,
   once a resumed session's transcript is in; `freeze_server_heap()` before `ink serve`
-  listens.
+  listens, which also makes the server's full passes rarer (`SERVER_FULL_EVERY`).
 
 Only the `ink` command owns the process (`own_process()`): imported as a library, or
 run inside a test, ink leaves the collector alone. Nothing private is touched, but the
@@ -90,8 +90,20 @@ def freeze_long_lived() -> None:
         gc.freeze()
 
 
+# `ink serve`: a full collection after this many collections of the middle generation
+# (Python's default is 10). With 100 sessions streaming (figure 11) the default made a
+# full pass every ~6 s, each walking what the sessions hold for 90-165 ms, every stream
+# stopped meanwhile, and freeing nothing: those stalls were the p99 of model byte to SSE
+# event. A full pass still comes (the young generations free most cycles as before);
+# what waits for it is garbage in cycles that outlived two young passes.
+SERVER_FULL_EVERY = 100
+
+
 def freeze_server_heap() -> None:
-    """`ink serve`, its run's modules imported: start-up garbage freed, the rest frozen."""
+    """`ink serve`, its run's modules imported: start-up garbage freed, the rest frozen,
+    and full collections made rarer (`SERVER_FULL_EVERY`)."""
     if _in_charge():
         gc.collect()
         gc.freeze()
+        young, middle, _ = gc.get_threshold()
+        gc.set_threshold(young, middle, SERVER_FULL_EVERY)
