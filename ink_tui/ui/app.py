@@ -27,8 +27,9 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 
 from ink_tui.control.bus import EventBus
-from ink_tui.fastpaths import adopt_screen, install_app_patches
+from ink_tui.fastpaths import install_app_patches
 from ink_tui.ui.app_start import AppStart, MakeController
+from ink_tui.ui.main_screen import MainScreen
 from ink_tui.ui.panel_layout import LAYOUT_EVENTS, PanelLayout
 
 # The `ink` command's entry (cli.py imports it from here); built in a module of its own.
@@ -60,22 +61,6 @@ if TYPE_CHECKING:
     from ink_tui.ui.slash_commands import RunSlashCommand, SlashCommand
     from ink_tui.ui.widgets.approval_question import ApprovalQuestion
     from ink_tui.ui.widgets.queue_list import QueueList
-
-
-class _MainScreen(Screen[object]):
-    """The app's first screen, as Textual's default one but for its focus.
-
-    The input has the focus from the first frame on. Left to the app's "*", the
-    transcript (first in order) took it, then `on_mount` moved it to the input: two
-    restylings of both, and of the input's dozen component classes, before the first
-    frame. Only this screen: pushed ones keep the app's "*".
-    """
-
-    AUTO_FOCUS = "#prompt"
-
-    def __init__(self, id: str | None = None) -> None:
-        super().__init__(id=id)
-        adopt_screen(self)
 
 
 def _palette_commands() -> type[Provider]:
@@ -176,7 +161,7 @@ class InkApp(App[None]):
         return AppExtensions(self, source() if callable(source) else source)
 
     def get_default_screen(self) -> Screen[object]:
-        return _MainScreen(id="_default")
+        return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         # What the first frame shows (with a resumed session's end, `AppStart.preview`).
