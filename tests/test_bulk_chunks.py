@@ -20,6 +20,7 @@ from ink_tui.fastpaths.h11_chunks import (
 )
 from ink_tui.providers.lean_transport import LeanHTTPTransport
 from tests.fastpath_helpers import needs_fast_path
+from tests.raw_http_server import serve, writing
 from tests.scripted_server import Reply, ScriptedServer
 
 
@@ -131,27 +132,11 @@ def test_a_reader_already_in_a_body_is_left_alone() -> None:
 
     response = Fake()
     response.stream = Fake()  # type: ignore[attr-defined]
-    assert read_chunks_directly(response) is False
+    assert read_chunks_directly(response) is None
 
 
 async def _raw_server(reply: bytes, *, hang_up: bool = False) -> tuple[asyncio.Server, str]:
-    """A server that answers every request on a connection with `reply`, as written
-    (then closes the connection, with `hang_up`)."""
-
-    async def answer(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while await reader.readuntil(b"\r\n\r\n"):
-                writer.write(reply)
-                await writer.drain()
-                if hang_up:
-                    break
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-    server = await asyncio.start_server(answer, "127.0.0.1", 0)
-    return server, f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    return await serve(writing(reply, hang_up=hang_up))
 
 
 _HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nTransfer-Encoding: chunked\r\n\r\n"

@@ -105,6 +105,12 @@ FAST_PATHS: tuple[FastPath, ...] = (
         "response stream and HTTP/1.1 connection attributes",
     ),
     FastPath(
+        "pushed_body",
+        "fastpaths.pushed_body",
+        "bulk_chunks' direct body, decoded in the lean transport's data_received and "
+        "handed to the provider's body reader without a reading task",
+    ),
+    FastPath(
         "lean_transport",
         "providers.lean_transport",
         "httpx.AsyncHTTPTransport built around its _pool without its __init__; httpcore's "

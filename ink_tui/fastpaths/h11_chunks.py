@@ -68,7 +68,7 @@ def check() -> str | None:
 
 
 # h11's words (`ChunkedReader.read_eof`) for a body that ends before its last chunk.
-_CUT_OFF = "peer closed connection without sending complete message body (incomplete chunked read)"
+CUT_OFF = "peer closed connection without sending complete message body (incomplete chunked read)"
 
 
 class BulkChunkedReader(ChunkedReader):
@@ -161,15 +161,22 @@ class DirectChunkedBody:
     def __init__(self, inner: Any, connection: Any, state: h11.Connection) -> None:
         self._inner = inner
         self._connection = connection
-        self._state = state
+        self.state = state
+        # Iterated (or handed over to `pushed_body`): the body is someone's to read.
+        self.started = False
+
+    @property
+    def network_stream(self) -> Any:
+        return self._connection._network_stream
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
+        self.started = True
         timeouts = self._inner._request.extensions.get("timeout", {})
         timeout = timeouts.get("read", None)
         stream = self._connection._network_stream
         size = self._connection.READ_NUM_BYTES
         buf = ReceiveBuffer()
-        held = self._state._receive_buffer  # what came with the head: the body's start
+        held = self.state._receive_buffer  # what came with the head: the body's start
         if held:
             buf += held.maybe_extract_at_most(len(held)) or b""
         reader = BulkChunkedReader()
@@ -181,31 +188,31 @@ class DirectChunkedBody:
             if event is None:
                 data = await stream.read(size, timeout=timeout)
                 if not data:
-                    raise httpcore.RemoteProtocolError(_CUT_OFF)
+                    raise httpcore.RemoteProtocolError(CUT_OFF)
                 buf += data
             elif isinstance(event, h11.Data):
                 yield bytes(event.data)
             else:
-                self._end_for_h11(bytes(buf))
+                self.end_for_h11(bytes(buf))
                 return
 
     async def aclose(self) -> None:
         await self._inner.aclose()
 
-    def _end_for_h11(self, rest: bytes) -> None:
+    def end_for_h11(self, rest: bytes) -> None:
         # The last chunk (trailers are dropped, as httpcore drops them) and whatever
         # followed: h11 then ends the response itself. Should it not, the connection is
         # closed rather than reused, as for any response not read to its end.
         try:
-            self._state.receive_data(b"0\r\n\r\n" + rest)
-            self._state.next_event()
+            self.state.receive_data(b"0\r\n\r\n" + rest)
+            self.state.next_event()
         except h11.RemoteProtocolError:
             pass
 
 
-def read_chunks_directly(response: Any) -> bool:
+def read_chunks_directly(response: Any) -> DirectChunkedBody | None:
     """Give httpcore's `response` a `DirectChunkedBody`, if its body is chunked HTTP/1.1
-    not yet touched; whether it could.
+    not yet touched; that body, or None if it could not.
 
     Reached through httpcore's and h11's own attributes (the versions are pinned, and a
     test checks that this still happens): a connection pool's response wraps the HTTP/1.1
@@ -216,9 +223,9 @@ def read_chunks_directly(response: Any) -> bool:
     connection = getattr(inner, "_connection", None)
     state = getattr(connection, "_h11_state", None)
     if not isinstance(state, h11.Connection) or not hasattr(inner, "_request"):
-        return False
+        return None
     if not hasattr(connection, "_network_stream") or not hasattr(connection, "READ_NUM_BYTES"):
-        return False
+        return None
     reader = getattr(state, "_reader", None)
     # Only a reader of h11's own class that has not read a byte of the body yet.
     if (
@@ -227,6 +234,6 @@ def read_chunks_directly(response: Any) -> bool:
         or reader._bytes_to_discard
         or reader._reading_trailer
     ):
-        return False
-    outer._stream = DirectChunkedBody(inner, connection, state)
-    return True
+        return None
+    body = outer._stream = DirectChunkedBody(inner, connection, state)
+    return body

@@ -17,10 +17,17 @@ consumers a frame instead of one a write. Between two batches the reading rests 
 (`_nap`; on the lean transport the socket is left unread), so the process wakes about
 once a frame, not once a write. Programs reading every event (RPC, serve) leave it at 0.
 
-Abort: one callback per response. Firing the signal cancels the reading task, which
-closes the connection at once (the server sees the hang-up even while the consumer is
-busy elsewhere), and wakes a waiting `read()`, which raises `AbortError`. The consumer's
-own task is never cancelled, so whatever it awaits between two reads is left alone.
+Where the `pushed_body` fast path takes a body (chunked, on the lean transport), there
+is no reading task: the connection's protocol decodes each network read as it arrives
+and hands the data to `body_data`, which wakes the consumer; a full buffer and a
+gathering consumer's rest pause the socket's reading just the same. Everything above
+holds either way.
+
+Abort: one callback per response. Firing the signal cancels the reading task (pushed:
+drops the connection), which closes the connection at once (the server sees the
+hang-up even while the consumer is busy elsewhere), and wakes a waiting `read()`, which
+raises `AbortError`. The consumer's own task is never cancelled, so whatever it awaits
+between two reads is left alone.
 """
 
 from __future__ import annotations
@@ -29,12 +36,16 @@ import asyncio
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from types import TracebackType
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import httpx
 
+from ink_tui import fastpaths
 from ink_tui.core.abort import AbortSignal
 from ink_tui.providers.lean_transport import LeanStream
+
+if TYPE_CHECKING:
+    from ink_tui.fastpaths.pushed_body import PushedBody
 
 # Bytes gathered but not yet taken at which the reading pauses; bounds both the memory
 # held for a slow consumer and the size (so the parse time) of one batch.
@@ -61,16 +72,32 @@ class BodyReader:
         self._held: asyncio.Future[None] | None = None
         self._parts: list[bytes] = []
         self._size = 0
+        # The body is read by a task of its own (`_pump`), or pushed to `body_data` as
+        # it arrives (`fastpaths.pushed_body`).
         self._task: asyncio.Task[None] | None = None
+        self._pushed: PushedBody | None = None
+        self._started = False
         self._stopping = False
+        # The body's end (`_ended`), or why it broke off (`_error`).
+        self._ended = False
+        self._error: BaseException | None = None
         # The consumer waits on `_arrived` for data, the reading task on `_room` for space.
         self._arrived: asyncio.Future[None] | None = None
         self._room: asyncio.Future[None] | None = None
+        # Pushed: reading rests while the buffer is full or a gathering consumer is held.
+        self._full = False
+        self._napping: asyncio.TimerHandle | None = None
         self._remove_abort = _nothing
 
     async def __aenter__(self) -> BodyReader:
         self._signal.raise_if_aborted()
-        self._task = asyncio.create_task(self._pump(), name="ink-provider-body")
+        self._started = True
+        pushed = _pushed_body(self._response)
+        if pushed is not None:
+            self._pushed = pushed
+            pushed.start(self)
+        else:
+            self._task = asyncio.create_task(self._pump(), name="ink-provider-body")
         self._remove_abort = self._signal.add_callback(self._on_abort)
         return self
 
@@ -81,10 +108,10 @@ class BodyReader:
         tb: TracebackType | None,
     ) -> None:
         self._remove_abort()
+        self._stop()
         task = self._task
         if task is None:
             return
-        self._stop()
         # The task must be out of the response's stream before the caller closes the
         # response; `wait` (unlike awaiting the task) never raises the task's own error.
         await asyncio.wait((task,))
@@ -98,22 +125,21 @@ class BodyReader:
         `httpx.HTTPError` when the body broke off, and `TimeoutError` when nothing came
         within `wait` seconds (the body is still read on; call again to go on waiting).
         """
-        task = self._task
-        assert task is not None, "read() needs `async with BodyReader(...)`"
+        assert self._started, "read() needs `async with BodyReader(...)`"
         if self._gather_s and self._returned_at is not None:
-            await self._gather(task)
+            await self._gather()
         while True:
             self._signal.raise_if_aborted()
             if self._parts:
-                parts, self._parts, self._size = self._parts, [], 0
-                _wake(self._room)
+                batch = self._take()
                 if self._gather_s:
                     self._returned_at = asyncio.get_running_loop().time()
-                return parts[0] if len(parts) == 1 else b"".join(parts)
-            if task.done():
-                error = None if task.cancelled() else task.exception()
-                if error is not None:
-                    raise error
+                    if self._pushed is not None:
+                        self._nap_pushed()
+                return batch
+            if self._ended:
+                if self._error is not None:
+                    raise self._error
                 return None
             loop = asyncio.get_running_loop()
             arrived = self._arrived = loop.create_future()
@@ -127,12 +153,69 @@ class BodyReader:
                 if timer is not None:
                     timer.cancel()
 
-    async def _gather(self, task: asyncio.Task[None]) -> None:
+    def _take(self) -> bytes:
+        """What has arrived, up to `READ_AHEAD` bytes (a pushed network read may bring
+        more at once); the room it leaves lets the reading go on."""
+        parts = self._parts
+        if self._size <= READ_AHEAD:
+            self._parts, self._size = [], 0
+            batch = parts[0] if len(parts) == 1 else b"".join(parts)
+        else:
+            whole = b"".join(parts)
+            batch, rest = whole[:READ_AHEAD], whole[READ_AHEAD:]
+            self._parts, self._size = [rest], len(rest)
+        if self._size < READ_AHEAD:
+            if self._pushed is None:
+                _wake(self._room)
+            elif self._full:
+                self._full = False
+                self._update_reading()
+        return batch
+
+    # -- pushed (fastpaths.pushed_body) -----------------------------------------------------
+
+    def body_data(self, data: bytes) -> None:
+        self._parts.append(data)
+        self._size += len(data)
+        _wake(self._arrived)
+        if self._size >= READ_AHEAD and not self._full:
+            self._full = True
+            self._update_reading()
+            _wake(self._held)
+
+    def body_end(self, error: Exception | None) -> None:
+        self._ended = True
+        self._error = error
+        self._end_nap()
+        _wake(self._arrived)  # the end, or the error, is news for a waiting read()
+        _wake(self._held)
+
+    def _nap_pushed(self) -> None:
+        """A gathering consumer took a batch: leave the socket unread until shortly
+        before its next one (`_nap` says why), so what comes meanwhile is one read."""
+        delay = min(self._gather_s - min(self._gather_s / 4, NAP_MARGIN_S), NAP_MAX_S)
+        if self._ended or delay <= 0:
+            return
+        self._end_nap()
+        self._napping = asyncio.get_running_loop().call_later(delay, self._end_nap)
+        self._update_reading()
+
+    def _end_nap(self) -> None:
+        if self._napping is not None:
+            self._napping.cancel()
+            self._napping = None
+            self._update_reading()
+
+    def _update_reading(self) -> None:
+        if self._pushed is not None:
+            self._pushed.reading(not (self._full or self._napping is not None))
+
+    async def _gather(self) -> None:
         """Wait out the rest of `gather_s` since the last return (not past the end)."""
         assert self._returned_at is not None
         loop = asyncio.get_running_loop()
         delay = self._returned_at + self._gather_s - loop.time()
-        if delay <= 0 or task.done() or self._signal.aborted or self._size >= READ_AHEAD:
+        if delay <= 0 or self._ended or self._signal.aborted or self._size >= READ_AHEAD:
             return
         held = self._held = loop.create_future()
         timer = loop.call_later(delay, _wake, held)
@@ -164,7 +247,13 @@ class BodyReader:
                         await room
                     elif self._gather_s:
                         await self._nap()
+        except asyncio.CancelledError:
+            raise
+        except BaseException as error:
+            self._error = error
+            raise
         finally:
+            self._ended = True
             _wake(self._arrived)  # the end, or the error, is news for a waiting read()
             _wake(self._held)
 
@@ -200,9 +289,22 @@ class BodyReader:
         # Once only: a cancelled read closes the connection on its way out (shielded from
         # anyio's cancel scopes, not from a second `Task.cancel()`), and cancelling that
         # close would leave the socket open and the server streaming to no one.
-        if self._task is not None and not self._stopping:
-            self._stopping = True
+        if self._stopping:
+            return
+        self._stopping = True
+        if self._task is not None:
             self._task.cancel()
+        if self._pushed is not None:
+            self._end_nap()
+            self._pushed.close()
+
+
+def _pushed_body(response: httpx.Response) -> PushedBody | None:
+    if not fastpaths.enabled("pushed_body"):
+        return None
+    from ink_tui.fastpaths.pushed_body import pushed_body
+
+    return pushed_body(response)
 
 
 def _time_out(future: asyncio.Future[None]) -> None:

@@ -26,7 +26,7 @@ import contextlib
 import socket
 import ssl
 from collections.abc import Callable, Iterable
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import httpcore
 import httpx
@@ -45,6 +45,17 @@ def check() -> str | None:
 
 # Unread bytes at which the socket stops being read (TCP then holds the server back).
 HIGH_WATER = 256 * 1024
+# Where `LeanPool` leaves a response's directly read body (`bulk_chunks`) for
+# `fastpaths.pushed_body`: httpx hands a transport's response `extensions` on as they are.
+DIRECT_BODY = "ink_direct_body"
+
+
+class Diverted(Protocol):
+    """Takes a connection's bytes as they arrive, instead of its reads (`pushed_body`)."""
+
+    def data(self, data: bytes) -> None: ...
+
+    def ended(self, error: BaseException | None) -> None: ...
 
 
 class _Protocol(asyncio.Protocol):
@@ -60,6 +71,7 @@ class _Protocol(asyncio.Protocol):
         self.held = False
         self.reading = True
         self.waiter: asyncio.Future[None] | None = None
+        self.diverted: Diverted | None = None
         self._drained: asyncio.Future[None] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -67,6 +79,9 @@ class _Protocol(asyncio.Protocol):
         self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
+        if self.diverted is not None:
+            self.diverted.data(data)
+            return
         self.parts.append(data)
         self.size += len(data)
         if self.size >= HIGH_WATER and not self.paused:
@@ -89,12 +104,16 @@ class _Protocol(asyncio.Protocol):
     def eof_received(self) -> bool:
         self.eof = True
         self._wake()
+        if self.diverted is not None:
+            self.diverted.ended(None)
         return False  # close the transport: HTTP/1.1 never half-closes on purpose
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.eof = True
         self.error = exc
         self._wake()
+        if self.diverted is not None:
+            self.diverted.ended(exc)
         if self._drained is not None and not self._drained.done():
             self._drained.set_result(None)
 
@@ -120,6 +139,14 @@ class LeanStream(httpcore.AsyncNetworkStream):
     def __init__(self, transport: asyncio.Transport, protocol: _Protocol) -> None:
         self._transport = transport
         self._protocol = protocol
+
+    @property
+    def protocol(self) -> _Protocol:
+        return self._protocol
+
+    def abort(self) -> None:
+        """Drop the connection at once (a reader that stopped before the body's end)."""
+        self._transport.abort()
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:  # noqa: ASYNC109
         protocol = self._protocol
@@ -284,7 +311,9 @@ class LeanPool(httpcore.AsyncConnectionPool):
         response = await super().handle_async_request(request)
         read_directly = _direct_reader()
         if read_directly is not None:
-            read_directly(response)
+            body = read_directly(response)
+            if body is not None:
+                response.extensions[DIRECT_BODY] = body
         return response
 
 
@@ -309,7 +338,7 @@ def lean_transport(base_url: str) -> httpx.AsyncBaseTransport | None:
     return LeanHTTPTransport()
 
 
-def _direct_reader() -> Callable[[Any], bool] | None:
+def _direct_reader() -> Callable[[Any], Any] | None:
     """The `bulk_chunks` fast path's reader, where it is on."""
     if not fastpaths.enabled("bulk_chunks"):
         return None
