@@ -80,6 +80,10 @@ class Listener:
             await self.ready.wait()
         if self.overflowed:
             return []
+        return self.take()
+
+    def take(self) -> list[Frame]:
+        """What is waiting now, without waiting ([] if nothing)."""
         batch = list(self.pending)
         self.pending.clear()
         return batch
@@ -221,6 +225,11 @@ async def sse_stream(
     if it is closed before that (the client hung up), `on_hang_up` is called."""
     last_sent = listener.after
     settled = False
+    loop = asyncio.get_running_loop()
+    # While text streams, a write no sooner than this (loop time): the deltas that come
+    # meanwhile gather into it. Waited for only when a delta comes that soon, so a
+    # stream slower than the window costs no timer.
+    window_ends = 0.0
     try:
         if listener.gap is not None:
             # Its id is where the live events go on from.
@@ -230,6 +239,10 @@ async def sse_stream(
         while True:
             frames = [f for f in batch if f.seq > last_sent]
             if frames:
+                streaming = any(f.type == "message_update" for f in frames)
+                if streaming and loop.time() < window_ends:
+                    await asyncio.sleep(window_ends - loop.time())
+                    frames += [f for f in listener.take() if f.seq > last_sent]
                 last_sent = frames[-1].seq
                 merged = merge_deltas(frames, mask)
                 if until_settled:
@@ -238,12 +251,11 @@ async def sse_stream(
                             settled = True
                             merged = merged[: index + 1]
                             break
+                if streaming:
+                    window_ends = loop.time() + MERGE_WINDOW_S
                 yield b"".join([encode(f.seq, f.type, f.event) for f in merged])
                 if settled:
                     return
-                if any(f.type == "message_update" for f in frames):
-                    # Let the next deltas gather: one write per window per client.
-                    await asyncio.sleep(MERGE_WINDOW_S)
             batch = await listener.next_batch()
             if not batch:
                 return
