@@ -16,11 +16,14 @@ parsed with `json.loads` and stamped with `time.monotonic()` as it is taken.
   reader: the reader's own ceiling.
 
   What bounds the event rate (profiled with `--profile`): ink reads the body slower than
-  the server writes it, so every read is a full 64 KB socket read (httpcore's read size),
-  about 460 SSE deltas, and becomes one `message_update` of about 1.8 KB of text. The
-  events per second are then reads per second: the ink process spends its time per HTTP
-  chunk (h11, about half) and per SSE event (its JSON, about a fifth), while the RPC part
-  (projection, `json.dumps`, one write per turn of the loop) is under a tenth.
+  the server writes it, so every batch is what one read of the socket brought: 64 KB
+  through httpcore (about 460 SSE deltas, one `message_update` of about 1.8 KB of text),
+  up to the read-ahead of 256 KB where the body is pushed from the connection
+  (`fastpaths/pushed_body.py`: the transport's own read size), so a quarter as many
+  events for the same text. The events per second are then reads per second: the ink
+  process spends its time per HTTP chunk (h11, about half) and per SSE event (its JSON,
+  about a fifth), while the RPC part (projection, `json.dumps`, one write per turn of
+  the loop) is under a tenth.
 - One delta per network write (the target, issue 10): the server writes every SSE event
   in a write and HTTP chunk of its own with `TCP_NODELAY`, as a real server streams,
   `EACH_RATE` events a second (`/each/` in `benchmarks/loopback`). While ink keeps up,
