@@ -386,6 +386,7 @@ async def test_reading_pauses_while_a_slow_consumer_has_enough_waiting(
     # A network read's chunks come as one piece of the body (`bulk_chunks`), so a batch
     # is the read-ahead plus at most one read: make a read small too.
     monkeypatch.setattr(AsyncHTTP11Connection, "READ_NUM_BYTES", 150)
+    monkeypatch.setattr(body, "READ_MORE", 150)  # the same bound for a pushed body
     pieces = [f"p{n:03} " for n in range(100)]
     gate = Gate()
     server.push(Reply([*(content(piece) for piece in pieces), gate, chunk({}, "stop"), DONE]))

@@ -50,6 +50,10 @@ if TYPE_CHECKING:
 # Bytes gathered but not yet taken at which the reading pauses; bounds both the memory
 # held for a slow consumer and the size (so the parse time) of one batch.
 READ_AHEAD = 256 * 1024
+# Past the read-ahead, what one more read may add to a batch: the reading task stops
+# after the read that fills it (httpcore reads 64 KB at a time); a pushed read, which
+# can be larger (the transport's own read), is cut here, so batches are alike both ways.
+READ_MORE = 64 * 1024
 # The longest the reading rests between two reads while the consumer gathers (`_nap`).
 NAP_MAX_S = 0.05
 # How long before the consumer's next batch the reading wakes from its rest: time
@@ -154,15 +158,16 @@ class BodyReader:
                     timer.cancel()
 
     def _take(self) -> bytes:
-        """What has arrived, up to `READ_AHEAD` bytes (a pushed network read may bring
-        more at once); the room it leaves lets the reading go on."""
+        """What has arrived, up to `READ_AHEAD` and `READ_MORE` bytes (a pushed network
+        read may bring more at once); the room it leaves lets the reading go on."""
         parts = self._parts
-        if self._size <= READ_AHEAD:
+        limit = READ_AHEAD + READ_MORE
+        if self._size <= limit:
             self._parts, self._size = [], 0
             batch = parts[0] if len(parts) == 1 else b"".join(parts)
         else:
             whole = b"".join(parts)
-            batch, rest = whole[:READ_AHEAD], whole[READ_AHEAD:]
+            batch, rest = whole[:limit], whole[limit:]
             self._parts, self._size = [rest], len(rest)
         if self._size < READ_AHEAD:
             if self._pushed is None:
