@@ -43,6 +43,8 @@ async def test_a_body_comes_whole_however_its_writes_fall(step: int) -> None:
     async with server, httpx.AsyncClient(transport=transport) as client:
         data, body = await _read_all(client, url)
         assert body._pushed is not None
+        # Taken: a second reader (httpx's own iterators) would not get it too.
+        assert body._response.extensions["ink_direct_body"].started
         assert data == b"".join(pieces)
         # The end went to h11: the connection is back in the pool and is used again.
         first = list(transport._pool.connections)

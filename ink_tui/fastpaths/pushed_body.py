@@ -65,6 +65,7 @@ class PushedBody:
         """Push from now on: what already came first (the body's start, read with the
         head, and bytes the protocol holds), then each read as it arrives."""
         self._sink = sink
+        self._body.started = True  # the body is this one's to read, not httpx's too
         protocol = self._stream.protocol
         held = self._body.state._receive_buffer  # what came with the head
         if held:
