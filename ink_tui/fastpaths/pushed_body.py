@@ -70,14 +70,7 @@ class PushedBody:
         held = self._body.state._receive_buffer  # what came with the head
         if held:
             self._buf += held.maybe_extract_at_most(len(held)) or b""
-        waiting = b"".join(protocol.parts)
-        protocol.parts.clear()
-        protocol.size = 0
-        if protocol.paused:
-            protocol.paused = False
-            protocol.update_reading()
-        protocol.diverted = self
-        self.data(waiting)  # and the body's start
+        self.data(protocol.divert(self))  # and the body's start
         if protocol.eof and not self.finished:
             self.ended(protocol.error)
 
@@ -85,9 +78,7 @@ class PushedBody:
         """Read the socket on (`True`) or leave it unread: what comes meanwhile waits in
         the kernel (TCP holds the server back) and is taken in one read."""
         if not self.finished:
-            protocol = self._stream.protocol
-            protocol.held = not wanted
-            protocol.update_reading()
+            self._stream.hold_reading(not wanted)
 
     def close(self) -> None:
         """The reader stopped: before the end, the connection is closed at once (the
@@ -138,11 +129,7 @@ class PushedBody:
     def _finish(self) -> None:
         self.finished = True
         self._sink = None
-        protocol = self._stream.protocol
-        protocol.diverted = None
-        if protocol.held:
-            protocol.held = False
-            protocol.update_reading()
+        self._stream.protocol.undivert()
 
 
 def pushed_body(response: httpx.Response) -> PushedBody | None:

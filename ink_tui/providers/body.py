@@ -201,7 +201,8 @@ class BodyReader:
         delay = min(self._gather_s - min(self._gather_s / 4, NAP_MARGIN_S), NAP_MAX_S)
         if self._ended or delay <= 0:
             return
-        self._end_nap()
+        if self._napping is not None:
+            self._napping.cancel()  # a rest still going: this one replaces it
         self._napping = asyncio.get_running_loop().call_later(delay, self._end_nap)
         self._update_reading()
 

@@ -89,6 +89,24 @@ class _Protocol(asyncio.Protocol):
             self.update_reading()
         self._wake()
 
+    def divert(self, to: Diverted) -> bytes:
+        """Hand every later read to `to`; returns what was read and not yet taken."""
+        waiting = b"".join(self.parts)
+        self.parts.clear()
+        self.size = 0
+        self.diverted = to
+        if self.paused:
+            self.paused = False
+            self.update_reading()
+        return waiting
+
+    def undivert(self) -> None:
+        """Reads go back to `parts`, and the socket is read again if it was held."""
+        self.diverted = None
+        if self.held:
+            self.held = False
+            self.update_reading()
+
     def update_reading(self) -> None:
         """Tell the transport to read, or not, as `paused` and `held` say."""
         wanted = not (self.paused or self.held)
