@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from ink_tui import fastpaths
 from ink_tui.core.abort import AbortController, AbortError
 from ink_tui.core.messages import UserMessage
 from ink_tui.core.provider_api import ModelRequest, ReplyDone, TextChunk
@@ -133,3 +134,45 @@ async def test_the_socket_is_read_once_a_gathering_not_once_a_write(
     # 60 writes over 0.3 s: about a read per 0.05 s gathering (and a few for the
     # headers and the end), where reading as bytes come takes one a write.
     assert reads < len(pieces) / 2
+
+
+@pytest.mark.skipif(
+    not fastpaths.enabled("lean_transport"), reason="the socket is held on the lean transport"
+)
+async def test_after_a_small_batch_the_socket_rests_and_after_a_flood_it_is_read_on(
+    server: ScriptedServer, gathering: OpenAICompatProvider, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rest between batches saves wake-ups while writes are small; after a batch of
+    `NAP_BELOW` or more the server sends faster than that helps, and a socket left
+    unread would fill TCP's window and hold it back."""
+    from ink_tui.providers import body
+    from ink_tui.providers.lean_transport import LeanStream
+
+    log: list[tuple[str, int]] = []
+    real_take, real_hold = body.BodyReader._take, LeanStream.hold_reading
+
+    def take(self: body.BodyReader) -> bytes:
+        batch = real_take(self)
+        log.append(("batch", len(batch)))
+        return batch
+
+    def hold(self: LeanStream, held: bool) -> None:
+        log.append(("hold", held))
+        real_hold(self, held)
+
+    monkeypatch.setattr(body.BodyReader, "_take", take)
+    monkeypatch.setattr(LeanStream, "hold_reading", hold)
+    flood = "x" * (4 * body.NAP_BELOW)
+    steps = [content("a"), Pause(0.01), content("b"), content(flood), Pause(0.2), content("c")]
+    server.push(Reply([*steps, chunk({}, "stop"), DONE]))  # type: ignore[list-item]
+    text = [
+        event.text
+        async for event in gathering.stream(REQUEST, AbortController().signal)
+        if isinstance(event, TextChunk)
+    ]
+    assert "".join(text) == "ab" + flood + "c"
+    batches = [n for n, (kind, _) in enumerate(log) if kind == "batch"]
+    rested = [log[n] for n in batches[:-1] if log[n + 1] == ("hold", True)]
+    read_on = [log[n] for n in batches[:-1] if log[n + 1] != ("hold", True)]
+    assert rested and all(size < body.NAP_BELOW for _, size in rested), log
+    assert read_on and all(size >= body.NAP_BELOW for _, size in read_on), log

@@ -37,6 +37,7 @@ from ink_tui.ui.blocks.notice_block import NoticeBlock
 from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.blocks.user_block import UserBlock
+from ink_tui.ui.widgets import transcript_pacing as pacing
 from ink_tui.ui.widgets.transcript import Transcript
 from ink_tui.ui.widgets.transcript_rows import MARKER_X
 
@@ -179,6 +180,37 @@ async def test_a_burst_of_deltas_redraws_the_tail_once_per_frame() -> None:
         answer = one(transcript, AnswerBlock)
         assert answer.tail_source == text
         assert answer.tail_updates <= 2
+
+
+async def test_text_after_a_pause_is_drawn_as_it_comes_and_frames_stay_apart() -> None:
+    """One batch of the model's stream a frame: text is drawn when it comes, unless
+    the last frame was less than a streaming frame ago (then at that frame's end)."""
+    async with running() as (pilot, transcript, bus):
+        delays: list[float] = []
+        schedule = transcript._schedule_frame
+
+        def recording(force: bool = False, delay: float = pacing.FRAME_S) -> None:
+            if transcript._frame is None:
+                delays.append(delay)
+            schedule(force, delay)
+
+        transcript._schedule_frame = recording  # type: ignore[method-assign]
+        bus.publish(TextDelta(text="first "))  # (a new answer is drawn at the next frame)
+        await settle_view(pilot, transcript)
+        delays.clear()
+        transcript._drawn_at = time.monotonic() - 10  # the last frame long ago
+        bus.publish(TextDelta(text="second "))
+        await pilot.pause()
+        assert delays[0] == 0.001  # at once (a Textual timer needs some delay)
+        await settle_view(pilot, transcript)
+        assert one(transcript, AnswerBlock).tail_source == "first second "
+        delays.clear()
+        drawn = transcript._drawn_at = time.monotonic()  # a frame just drawn
+        bus.publish(TextDelta(text="third"))
+        await pilot.pause()
+        # It waits for the rest of the streaming frame (however long this took).
+        elapsed = time.monotonic() - drawn
+        assert max(0.001, pacing.STREAM_FRAME_S - elapsed) <= delays[0] <= pacing.STREAM_FRAME_S
 
 
 async def test_50_kb_in_4_byte_deltas_is_taken_in_whole_with_few_redraws() -> None:

@@ -54,11 +54,18 @@ READ_AHEAD = 256 * 1024
 # after the read that fills it (httpcore reads 64 KB at a time); a pushed read, which
 # can be larger (the transport's own read), is cut here, so batches are alike both ways.
 READ_MORE = 64 * 1024
-# The longest the reading rests between two reads while the consumer gathers (`_nap`).
-NAP_MAX_S = 0.05
+# The longest the reading rests between two reads while the consumer gathers (`_nap`):
+# the end of the body is seen at most this late. As long as the terminal's batches
+# (`transcript_pacing.NETWORK_GATHER_S`), so that a batch is one read: a model writing
+# every few milliseconds otherwise woke the process once a write for the rest of it.
+NAP_MAX_S = 0.1
 # How long before the consumer's next batch the reading wakes from its rest: time
 # enough to read and parse what waits, which a late wake-up leaves for the next batch.
 NAP_MARGIN_S = 0.002
+# A batch this large means the server sends faster than a rest saves anything: each read
+# brings plenty, and a socket left unread would fill TCP's window and hold the server
+# back (a flood then came a window per batch). After such a batch the reading goes on.
+NAP_BELOW = 32 * 1024
 
 
 class BodyReader:
@@ -71,6 +78,8 @@ class BodyReader:
         self._signal = signal
         self._gather_s = gather_s
         self._returned_at: float | None = None
+        # The size of the batch last returned: a large one means no rest (`NAP_BELOW`).
+        self._returned_size = 0
         # A read held until `gather_s` after the last return, woken early by the end,
         # an abort or a full buffer.
         self._held: asyncio.Future[None] | None = None
@@ -138,6 +147,7 @@ class BodyReader:
                 batch = self._take()
                 if self._gather_s:
                     self._returned_at = asyncio.get_running_loop().time()
+                    self._returned_size = len(batch)
                     if self._pushed is not None:
                         self._nap_pushed()
                 return batch
@@ -199,7 +209,7 @@ class BodyReader:
         """A gathering consumer took a batch: leave the socket unread until shortly
         before its next one (`_nap` says why), so what comes meanwhile is one read."""
         delay = min(self._gather_s - min(self._gather_s / 4, NAP_MARGIN_S), NAP_MAX_S)
-        if self._ended or delay <= 0:
+        if self._ended or delay <= 0 or self._returned_size >= NAP_BELOW:
             return
         if self._napping is not None:
             self._napping.cancel()  # a rest still going: this one replaces it
@@ -269,8 +279,8 @@ class BodyReader:
         trip through httpx's layers). Woken `NAP_MARGIN_S` before the consumer, so its
         batch holds what came; never more than `NAP_MAX_S`, so the end of the body is
         seen soon however long the gathering."""
-        if self._returned_at is None:
-            return  # the first batch goes at once
+        if self._returned_at is None or self._returned_size >= NAP_BELOW:
+            return  # the first batch goes at once; a flood is read on
         loop = asyncio.get_running_loop()
         until = self._returned_at + self._gather_s - min(self._gather_s / 4, NAP_MARGIN_S)
         delay = min(until - loop.time(), NAP_MAX_S)

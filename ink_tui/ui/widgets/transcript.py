@@ -120,6 +120,9 @@ class Transcript(TaskKeys, FoldCursor, TranscriptFrames, RowRedrawView, can_focu
         # Streaming blocks holding text not taken in yet; the frame timer drains them.
         self._dirty: dict[StreamingBlock, None] = {}
         self._frame: Timer | None = None
+        # When the last frame was drawn (monotonic seconds): streamed text waits for the
+        # next streaming frame from then, no longer.
+        self._drawn_at = 0.0
         self._following = True
         self._marker = False
         self._cursor: Foldable | None = None

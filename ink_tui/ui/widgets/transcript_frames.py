@@ -3,8 +3,8 @@
 Nothing is drawn when an event arrives. A changed block is marked (`_changed`), streamed
 text is buffered in its block (`_mark_streaming`), and one timer per frame takes the
 text in, measures the changed blocks and repaints (`flush_now`): a burst of tiny deltas
-costs one redraw. Streamed text has a frame of its own, longer than the one for what the
-user does (`transcript_pacing.py`). A repaint draws only the rows unlike the last
+costs one redraw. Streamed text is drawn as it comes, but no sooner than its own frame
+after the last (`transcript_pacing.py`). A repaint draws only the rows unlike the last
 frame's (`RowRedrawView`), and tells the widgets that move with time, so that they paint
 in the same screen update (`FrameBeat`).
 
@@ -13,6 +13,7 @@ Mixed into `Transcript`: it uses the transcript's lines, look, marker and task r
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from textual.geometry import Size
@@ -47,6 +48,7 @@ class TranscriptFrames(_Host):
     _lines: BlockLines
     _dirty: dict[StreamingBlock, None]
     _frame: Timer | None
+    _drawn_at: float
     _following: bool
     _marker: bool
     _colours: TranscriptLook
@@ -71,7 +73,11 @@ class TranscriptFrames(_Host):
 
     def _mark_streaming(self, block: StreamingBlock) -> None:
         self._dirty[block] = None
-        self._schedule_frame(delay=pacing.STREAM_FRAME_S)
+        # A batch of the stream is drawn as it comes, but frames stay a streaming frame
+        # apart. Real time, not `clock`'s: a frozen clock must not hold frames back.
+        wait = self._drawn_at + pacing.STREAM_FRAME_S - time.monotonic()
+        # (A Textual timer cannot be of zero seconds.)
+        self._schedule_frame(delay=max(0.001, wait))
 
     def _schedule_frame(self, force: bool = False, delay: float = pacing.FRAME_S) -> None:
         if self._frame is None and (self._dirty or force) and self.is_mounted:
@@ -87,6 +93,7 @@ class TranscriptFrames(_Host):
         if self._frame is not None:
             self._frame.stop()
             self._frame = None
+        self._drawn_at = time.monotonic()
         # A sub-agent's blocks too: `tasks.top` is the row in the main view they are under.
         streaming, self._dirty = self._dirty, {}
         for block in streaming:

@@ -6,11 +6,13 @@ FRAME_S = 1 / 30
 # characters either way, and each frame of the transcript (its markdown, measure, the
 # compositor and the terminal write) was most of what streaming cost (figure 10).
 STREAM_FRAME_S = 1 / 20
-# The model's stream is taken in batches at least this far apart (`providers/body.py`):
-# text shows a frame at a time anyway, and each batch is one trip through the provider,
-# the loop and every subscriber, where a model writing every few ms made ~250 a second.
-# One batch a streaming frame: half a frame made twice the trips for the same frames.
-NETWORK_GATHER_S = STREAM_FRAME_S
+# The model's stream is taken in batches at least this far apart (`providers/body.py`),
+# and a batch is drawn as it comes (a streaming frame after the last frame at the
+# earliest): one batch a frame, ten frames a second. Each batch is one trip through the
+# provider, the loop and every subscriber; batches half a frame apart made two trips a
+# frame, and batches a frame apart drawn a frame later made frames every other frame
+# anyway (the batch after a frame came just before the next one was drawn).
+NETWORK_GATHER_S = 1 / 10
 # Between two steps of measuring blocks off screen (see `BlockLines.measure`): each step
 # takes a few milliseconds, and input waiting behind one is handled in this pause. A
 # whole frame between steps left the CPU idle two thirds of the time, so a resumed
