@@ -16,15 +16,24 @@ waiting for an answer to its question), its time and tokens, and two clickable p
 "■ stop" and "✎ steer", which post `StopAgentRequested` / `SteerAgentRequested` (the
 app carries them out). The row goes when the sub-agent ends. A sub-agent's own tool
 calls are not rows of the panel: they are its task row's, in the transcript.
+
+The panel paints ten times a second while a run works (its spinners turn), so it draws
+itself: each row is a Rich line cut to the width and kept as a strip, and a paint marks
+only the rows whose text changed; the border and the other rows stay as drawn. Drawn as
+a `Static` (the text through Textual's content layer, every row and the border again at
+each paint), the panel cost as much a frame as the transcript's new text (figure 10).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
-from textual.widgets import Static
+from textual.geometry import Region, Size
+from textual.strip import Strip
+from textual.widget import Widget
 
 from ink_tui.control.agent_activity import AgentActivity, AgentState
 from ink_tui.control.bus import EventBus
@@ -68,9 +77,10 @@ class _Row:
     asking: bool = False
 
 
-class ActivityPanel(Static):
+class ActivityPanel(Widget):
     DEFAULT_CSS = """
     ActivityPanel {
+        width: 1fr;
         height: auto;
         max-height: 8;
         padding: 0 1;
@@ -113,6 +123,12 @@ class ActivityPanel(Static):
         self._ended_calls: set[str] = set()
         # Lines last painted: only a change in their number moves the widgets below.
         self._painted_lines = -1
+        # What is shown, a Rich line a row, and the rows drawn from it (by row) for
+        # `_drawn_for` (the width and the base style).
+        self._text = Text()
+        self._rows: list[Text] = []
+        self._drawn: dict[int, Strip] = {}
+        self._drawn_for: tuple[int, Style] | None = None
         self._paint_pending = False
         self._unsubscribe = lambda: None
 
@@ -388,8 +404,53 @@ class ActivityPanel(Static):
         line.append_text(controls)
         return line
 
+    @property
+    def content(self) -> Text:
+        """What the panel shows, as one Rich text (a line a row)."""
+        return self._text
+
+    def render(self) -> Text:
+        return self._text
+
     def _show(self, content: Text | str, lines: int) -> None:
-        # The ticker repaints ten times a second while a model streams; a layout of the
-        # whole screen each time would redraw every widget, and keys wait behind that.
-        self.update(content, layout=lines != self._painted_lines)
-        self._painted_lines = lines
+        text = Text(content) if isinstance(content, str) else content
+        rows = list(text.split("\n", allow_blank=True)) if lines else []
+        self._text = text
+        if lines != self._painted_lines:
+            # The widgets below move: a layout of the screen, every row drawn again.
+            self._rows, self._drawn = rows, {}
+            self._painted_lines = lines
+            self.refresh(layout=True)
+            return
+        width = self.size.width
+        for y, row in enumerate(rows):
+            if y >= len(self._rows) or row != self._rows[y]:
+                self._drawn.pop(y, None)
+                self.refresh(Region(0, y, width, 1))  # (in the content's coordinates)
+        self._rows = rows
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return len(self._rows)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        base = self.visual_style.rich_style
+        if self._drawn_for != (width, base):
+            self._drawn, self._drawn_for = {}, (width, base)
+        strip = self._drawn.get(y)
+        if strip is None:
+            row = self._rows[y].copy() if y < len(self._rows) else Text()
+            row.truncate(width, overflow="ellipsis")
+            link = self.link_style
+            # Clickable parts in the link style, as Textual draws them in any widget.
+            segments = [
+                Segment(text, style + link)
+                if style is not None and style._meta is not None and "@click" in style.meta
+                else Segment(text, style)
+                for text, style, _ in row.render(self.app.console)
+            ]
+            strip = Strip(segments).apply_style(base)
+            # The rest of the row blank, in the background only (as Textual pads it).
+            strip = strip.extend_cell_length(width, Style(bgcolor=base.bgcolor))
+            self._drawn[y] = strip
+        return strip
