@@ -445,7 +445,7 @@ class ActivityPanel(Widget):
             # Clickable parts in the link style, as Textual draws them in any widget.
             segments = [
                 Segment(text, style + link)
-                if style is not None and style._meta is not None and "@click" in style.meta
+                if style is not None and style.link_id and "@click" in style.meta
                 else Segment(text, style)
                 for text, style, _ in row.render(self.app.console)
             ]
