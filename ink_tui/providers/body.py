@@ -208,8 +208,8 @@ class BodyReader:
     def _nap_pushed(self) -> None:
         """A gathering consumer took a batch: leave the socket unread until shortly
         before its next one (`_nap` says why), so what comes meanwhile is one read."""
-        delay = min(self._gather_s - min(self._gather_s / 4, NAP_MARGIN_S), NAP_MAX_S)
-        if self._ended or delay <= 0 or self._returned_size >= NAP_BELOW:
+        delay = self._rest_s()
+        if self._ended or delay <= 0:
             return
         if self._napping is not None:
             self._napping.cancel()  # a rest still going: this one replaces it
@@ -279,11 +279,7 @@ class BodyReader:
         trip through httpx's layers). Woken `NAP_MARGIN_S` before the consumer, so its
         batch holds what came; never more than `NAP_MAX_S`, so the end of the body is
         seen soon however long the gathering."""
-        if self._returned_at is None or self._returned_size >= NAP_BELOW:
-            return  # the first batch goes at once; a flood is read on
-        loop = asyncio.get_running_loop()
-        until = self._returned_at + self._gather_s - min(self._gather_s / 4, NAP_MARGIN_S)
-        delay = min(until - loop.time(), NAP_MAX_S)
+        delay = self._rest_s()
         if delay <= 0:
             return
         network = self._response.extensions.get("network_stream")
@@ -295,6 +291,15 @@ class BodyReader:
         finally:
             if hold is not None:
                 hold(False)
+
+    def _rest_s(self) -> float:
+        """How long the reading may rest now: until `NAP_MARGIN_S` before the consumer's
+        next batch, at most `NAP_MAX_S`; not at all before the first batch (it goes at
+        once) or after a flood (`NAP_BELOW`: it is read on)."""
+        if self._returned_at is None or self._returned_size >= NAP_BELOW:
+            return 0.0
+        until = self._returned_at + self._gather_s - min(self._gather_s / 4, NAP_MARGIN_S)
+        return min(until - asyncio.get_running_loop().time(), NAP_MAX_S)
 
     def _on_abort(self, _reason: str) -> None:
         self._stop()
