@@ -74,12 +74,19 @@ async def two_turns(pilot: Pilot, app: InkApp, server: ScriptedServer) -> None:
     """'look first' (no change), then 'change things': a write and a command."""
     server.push(text_reply("Looked."))
     await settled(pilot, app, "look first")
+    await drawn(pilot, app, "Looked.")
     server.push(
         tool_reply([("write", {"path": "sum.py", "content": "def total(xs):\n    return 0\n"})]),
         tool_reply([("bash", {"command": "printf made > created.txt && printf x >> sum.py"})]),
         text_reply("Changed."),
     )
     await settled(pilot, app, "change things")
+    await drawn(pilot, app, "Changed.")
+
+
+async def drawn(pilot: Pilot, app: InkApp, answer: str) -> None:
+    """An answer's last words are drawn at the transcript's next frame, after idle."""
+    await wait_until(pilot, lambda: answer in shown(app), what=answer)
 
 
 async def picker(pilot: Pilot, app: InkApp) -> RewindPicker:
