@@ -7,7 +7,7 @@ streaming cost (figure 10, benchmarks/README.md). A widget that paints on a time
 instead follow the beat: `FrameBeat.beat()` is called by the transcript as it draws,
 synchronously, so whatever the followers paint is in the same screen update. A follower
 (`BeatTicker`) keeps its own timer for when no frames come (a tool runs, the model
-thinks) and skips its ticks while beats arrive (`beating`).
+thinks) and puts it off at every beat, so it fires only once beats stop.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ink_tui.ui.loop_timer import LoopTimer
+
 if TYPE_CHECKING:
-    from textual.timer import Timer
     from textual.widget import Widget
 
 # Beats this recent mean the transcript is drawing: a follower's own tick stands aside.
@@ -48,43 +49,62 @@ class FrameBeat:
 class BeatTicker:
     """`paint` every `every_s` while resumed: in the transcript's frames while they come
     (a beat a little early still paints, so at that frame rate each one does), on a
-    timer of the widget's own when they do not. Paused at first, as Textual's are."""
+    timer of the widget's own when they do not. Paused at first, as Textual's are.
+
+    The timer is a `LoopTimer` that each beat sets further off, so while frames come
+    it never fires: a ticking interval timer cost a task's wake-up every period for a
+    tick that found the beat had painted."""
 
     def __init__(self, beat: FrameBeat, every_s: float, paint: Callable[[], None]) -> None:
         self._beat = beat
         self._every_s = every_s
         self._paint = paint
-        self._timer: Timer | None = None
+        self._timer: LoopTimer | None = None
         self._running = False
         self._painted_at = 0.0
         self._unfollow: Callable[[], None] = lambda: None
 
     def start(self, widget: Widget) -> None:
         """On the widget's mount: its timer, and following the beat."""
-        self._timer = widget.set_interval(self._every_s, self._tick, pause=not self._running)
+        self._timer = LoopTimer(widget, self._tick)
         self._unfollow = self._beat.follow(self._on_beat)
+        if self._running:
+            self._timer.start(self._every_s)
 
     def stop(self) -> None:
-        """On the widget's unmount (its timer goes with it)."""
+        """On the widget's unmount."""
         self._unfollow()
+        if self._timer is not None:
+            self._timer.cancel()
 
     def resume(self) -> None:
         self._running = True
-        if self._timer is not None:
-            self._timer.resume()
+        if self._timer is not None and not self._timer.armed:
+            self._timer.start(self._every_s)
 
     def pause(self) -> None:
         self._running = False
         if self._timer is not None:
-            self._timer.pause()
+            self._timer.cancel()
 
     def _tick(self) -> None:
+        if not self._running:
+            return
         if not self._beat.beating():
             self._run()
+        self._rearm(self._every_s)
 
     def _on_beat(self) -> None:
-        if self._running and time.monotonic() - self._painted_at >= 0.9 * self._every_s:
+        if not self._running:
+            return
+        if time.monotonic() - self._painted_at >= 0.9 * self._every_s:
             self._run()
+        # Beats are coming: the own timer waits for them to stop.
+        self._rearm(max(self._every_s, BEATING_S))
+
+    def _rearm(self, delay: float) -> None:
+        if self._timer is not None:
+            self._timer.start(delay)
 
     def _run(self) -> None:
         self._painted_at = time.monotonic()

@@ -30,7 +30,6 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.selection import Selection
 from textual.strip import Strip
-from textual.timer import Timer
 
 from ink_tui.control.bus import EventBus
 from ink_tui.ui.blocks.answer_block import AnswerBlock
@@ -42,6 +41,7 @@ from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.blocks.tool_block import ToolBlock
 from ink_tui.ui.blocks.user_block import UserBlock
 from ink_tui.ui.frame_beat import FrameBeat
+from ink_tui.ui.loop_timer import LoopTimer
 from ink_tui.ui.widgets.row_redraw_view import RowRedrawView
 from ink_tui.ui.widgets.transcript_cursor import Foldable, FoldCursor
 from ink_tui.ui.widgets.transcript_frames import StreamingBlock, TranscriptFrames
@@ -119,7 +119,7 @@ class Transcript(TaskKeys, FoldCursor, TranscriptFrames, RowRedrawView, can_focu
         self._spinners = Spinners()
         # Streaming blocks holding text not taken in yet; the frame timer drains them.
         self._dirty: dict[StreamingBlock, None] = {}
-        self._frame: Timer | None = None
+        self._frame = LoopTimer(self, self.flush_now)
         # When the last frame was drawn (monotonic seconds): streamed text waits for the
         # next streaming frame from then, no longer.
         self._drawn_at = 0.0
@@ -139,6 +139,7 @@ class Transcript(TaskKeys, FoldCursor, TranscriptFrames, RowRedrawView, can_focu
 
     def on_unmount(self) -> None:
         self._unsubscribe()
+        self._frame.cancel()
 
     # -- plain methods: the view, with or without events -------------------------------
 

@@ -18,13 +18,13 @@ from typing import TYPE_CHECKING
 
 from textual.geometry import Size
 from textual.scroll_view import ScrollView
-from textual.timer import Timer
 
 from ink_tui.fastpaths.gc_policy import freeze_long_lived
 from ink_tui.ui.blocks.answer_block import AnswerBlock
 from ink_tui.ui.blocks.block import Block, Look
 from ink_tui.ui.blocks.thinking_block import ThinkingBlock
 from ink_tui.ui.frame_beat import FrameBeat
+from ink_tui.ui.loop_timer import LoopTimer
 from ink_tui.ui.widgets import transcript_pacing as pacing
 from ink_tui.ui.widgets.transcript_lines import BlockLines
 from ink_tui.ui.widgets.transcript_look import TranscriptLook
@@ -47,7 +47,7 @@ class TranscriptFrames(_Host):
     tasks: TaskRows
     _lines: BlockLines
     _dirty: dict[StreamingBlock, None]
-    _frame: Timer | None
+    _frame: LoopTimer
     _drawn_at: float
     _following: bool
     _marker: bool
@@ -76,23 +76,15 @@ class TranscriptFrames(_Host):
         # A batch of the stream is drawn as it comes, but frames stay a streaming frame
         # apart. Real time, not `clock`'s: a frozen clock must not hold frames back.
         wait = self._drawn_at + pacing.STREAM_FRAME_S - time.monotonic()
-        # (A Textual timer cannot be of zero seconds.)
-        self._schedule_frame(delay=max(0.001, wait))
+        self._schedule_frame(delay=max(0.0, wait))
 
     def _schedule_frame(self, force: bool = False, delay: float = pacing.FRAME_S) -> None:
-        if self._frame is None and (self._dirty or force) and self.is_mounted:
-            self._frame = self.set_timer(delay, self._draw_frame)
-
-    def _draw_frame(self) -> None:
-        self._frame = None
-        if self.is_attached:
-            self.flush_now()
+        if not self._frame.armed and (self._dirty or force) and self.is_mounted:
+            self._frame.start(delay)
 
     def flush_now(self) -> None:
         """Take in buffered text and measure changed blocks now, not at the next frame."""
-        if self._frame is not None:
-            self._frame.stop()
-            self._frame = None
+        self._frame.cancel()
         self._drawn_at = time.monotonic()
         # A sub-agent's blocks too: `tasks.top` is the row in the main view they are under.
         streaming, self._dirty = self._dirty, {}
