@@ -21,11 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import pyte
+import pytest
 from rich.control import Control
 from textual.pilot import Pilot
 
 from ink_tui import fastpaths
-from ink_tui.fastpaths import terminal_scroll
+from ink_tui.fastpaths import scrollbar_rows, terminal_scroll
 from ink_tui.ui.app import InkApp
 from ink_tui.ui.widgets.transcript import Transcript
 from tests.scripted_server import Gate, Reply, ScriptedServer, chunk, usage_chunk
@@ -84,9 +85,27 @@ def held_reply(gates: list[Gate]) -> list[Any]:
     return steps
 
 
+def scrollbar_asks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many of its rows the transcript's scrollbar handed the compositor, each time
+    it was asked for whole with the terminal's content known (`scrollbar_rows`; see
+    tests/test_scrollbar_screen_rows.py)."""
+    asked: list[int] = []
+    unlike_screen = scrollbar_rows._unlike_screen
+
+    def recording(scrollbar: Any, regions: Any) -> list[int] | None:
+        rows = unlike_screen(scrollbar, regions)
+        if rows is not None:
+            asked.append(len(rows))
+        return rows
+
+    monkeypatch.setattr(scrollbar_rows, "_unlike_screen", recording)
+    return asked
+
+
 async def test_every_cell_is_what_was_drawn_while_an_answer_streams(
-    server: ScriptedServer, workspace: Path
+    server: ScriptedServer, workspace: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    asked = scrollbar_asks(monkeypatch)
     gates = [Gate() for _ in ANSWER_PARTS]
     server.push(Reply(held_reply(gates)))
     app, _ = make_app(server, workspace)
@@ -107,3 +126,8 @@ async def test_every_cell_is_what_was_drawn_while_an_answer_streams(
         await shows_what_was_drawn(pilot, terminal)
         if fastpaths.enabled("terminal_scroll"):
             terminal_scroll.forget(app)
+    if all(fastpaths.enabled(name) for name in ("terminal_scroll", "frame_diff", "scrollbar_rows")):
+        # The bar drew only rows unlike the screen after scrolls (and the cells held).
+        assert asked and min(asked) < HEIGHT - 4, asked
+    else:
+        assert asked == []

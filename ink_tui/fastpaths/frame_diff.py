@@ -55,6 +55,15 @@ class ScreenMemory:
             self._rows.clear()
             self._screen = screen
 
+    def shows(self, screen: object) -> bool:
+        """The pieces held are `screen`'s (frames of another would forget them)."""
+        return screen is self._screen
+
+    def piece(self, y: int, start: int, stop: int) -> Strip | None:
+        """The strip last written in exactly cells `start`..`stop` of row `y`, if known."""
+        row = self._rows.get(y)
+        return None if row is None else row.get((start, stop))
+
     def scrolled(self, top: int, bottom: int, shift: int) -> None:
         """Rows `top`..`bottom` (inclusive) moved up by `shift` (down when negative)."""
         moved: dict[int, dict[Piece, Strip]] = {}

@@ -15,22 +15,34 @@ those are equal the kept rows are handed out. When only the bar's segments diffe
 the newest kept bar's, only the rows whose segment differs are drawn (through the stock
 styles cache, one row each); any other difference renders the stock way.
 
+A scroll by the terminal (`terminal_scroll`) moves the scrollbar's column with the
+transcript's rows, so the scrollbar is asked to draw itself whole after each, and a
+streamed line was 38 rows through the compositor for the two or three that differ (the
+thumb's edge, the row brought in). So when the whole bar is asked for, only the rows
+unlike what the terminal shows there (once that scroll is written) are handed to the
+compositor: what it shows is `terminal_scroll.shown`, the memory of `frame_diff`. Rows
+it does not know are drawn; without that memory, all of them.
+
 Touches: `ScrollBar.render` (public) returning a `ScrollBarRender` with its
 `virtual_size`, `window_size`, `position`, `thickness`, `vertical` and `style`
-attributes, `ScrollBarRender.render_bar` and `ScrollBar.render_lines` (replaced on the
-transcript's own scrollbar, as an attribute of that instance). `check()` looks at each.
+attributes, `ScrollBarRender.render_bar`, `ScrollBar.render_lines` and
+`Widget._exchange_repaint_regions` (the rows the compositor is to draw, which
+`Compositor.update_widgets` takes; both replaced on the transcript's own scrollbar, as
+attributes of that instance), and `Compositor.visible_widgets`. `check()` looks at each.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
-from collections.abc import Hashable
+from collections.abc import Collection, Hashable, Iterator
 from types import MethodType
 from weakref import WeakKeyDictionary
 
 from rich.color import Color
 from rich.console import Console
 from rich.segment import Segment
+from textual._compositor import Compositor
 from textual.geometry import Region
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
@@ -63,6 +75,13 @@ def check() -> str | None:
     missing = [name for name in _BAR_ATTRIBUTES if name not in init_names]
     if missing:
         return f"ScrollBarRender no longer keeps {missing}"
+    exchange = Widget.__dict__.get("_exchange_repaint_regions")
+    if exchange is None or tuple(inspect.signature(exchange).parameters) != ("self",):
+        return "Widget has no _exchange_repaint_regions(self)"
+    if "_exchange_repaint_regions" not in Compositor.update_widgets.__code__.co_names:
+        return "Compositor.update_widgets no longer takes _exchange_repaint_regions"
+    if not isinstance(getattr(Compositor, "visible_widgets", None), property):
+        return "Compositor.visible_widgets is not a property"
     return None
 
 
@@ -76,6 +95,9 @@ _console = Console(width=1, height=1, color_system="truecolor", legacy_windows=F
 _verified: WeakKeyDictionary[ScrollBar, Hashable] = WeakKeyDictionary()
 # Per scrollbar, while rows are drawn one by one: the bar's segments they are drawn from.
 _content: WeakKeyDictionary[ScrollBar, tuple[Segment, ...]] = WeakKeyDictionary()
+# Per scrollbar, until the end of the loop's turn: the rows `_exchange` compared with
+# the screen, for the compositor's drawing of them.
+_fresh: WeakKeyDictionary[ScrollBar, list[Strip]] = WeakKeyDictionary()
 
 
 def adopt(scrollbar: ScrollBar) -> None:
@@ -83,6 +105,7 @@ def adopt(scrollbar: ScrollBar) -> None:
     if not getattr(scrollbar, _ADOPTED, False):
         scrollbar.render_lines = MethodType(_render_lines, scrollbar)  # type: ignore[method-assign]
         scrollbar.render_line = MethodType(_render_line, scrollbar)  # type: ignore[method-assign]
+        scrollbar._exchange_repaint_regions = MethodType(_exchange, scrollbar)  # type: ignore[method-assign]
         setattr(scrollbar, _ADOPTED, True)
 
 
@@ -119,6 +142,9 @@ def drawn_from(scrollbar: ScrollBar) -> Hashable | None:
 
 
 def _render_lines(scrollbar: ScrollBar, crop: Region) -> list[Strip]:
+    fresh = _fresh.get(scrollbar)
+    if fresh is not None:
+        return _cropped(scrollbar, fresh, crop)
     try:
         key = drawn_from(scrollbar)
     except (AttributeError, TypeError, ValueError):  # not what check() saw: the stock way
@@ -136,6 +162,10 @@ def _render_lines(scrollbar: ScrollBar, crop: Region) -> list[Strip]:
         kept[key] = whole  # the newest last
         while len(kept) > KEPT_BARS:
             del kept[next(iter(kept))]
+    return _cropped(scrollbar, whole, crop)
+
+
+def _cropped(scrollbar: ScrollBar, whole: list[Strip], crop: Region) -> list[Strip]:
     rows = whole[crop.y : crop.bottom]
     if crop.x == 0 and crop.width == scrollbar.size.width:
         return rows
@@ -205,3 +235,56 @@ def _verify(scrollbar: ScrollBar, key: Hashable | None) -> None:
         return
     if stock == [_content_row(scrollbar, segment) for segment in segments]:
         _verified[scrollbar] = tuple(rest)
+
+
+def _exchange(scrollbar: ScrollBar) -> Collection[Region]:
+    """The regions the compositor is to draw: asked for whole, only the rows unlike
+    what the terminal shows there."""
+    regions = Widget._exchange_repaint_regions(scrollbar)
+    try:
+        rows = _unlike_screen(scrollbar, regions)
+    except (AttributeError, KeyError, TypeError, ValueError):  # not what check() saw
+        return regions
+    if rows is None:
+        return regions
+    width = scrollbar.size.width
+    return [Region(0, first, width, count) for first, count in _runs(rows)]
+
+
+def _unlike_screen(scrollbar: ScrollBar, regions: Collection[Region]) -> list[int] | None:
+    """The rows whose strip differs from the terminal's there; None when unsure."""
+    whole = scrollbar.size.region
+    if whole not in regions or scrollbar.outer_size != scrollbar.size:
+        return None
+    placed = scrollbar.screen._compositor.visible_widgets.get(scrollbar)
+    if placed is None:
+        return None
+    region, clip = placed
+    if not clip.contains_region(region) or region.size != scrollbar.size:
+        return None
+    from ink_tui.fastpaths import terminal_scroll
+
+    shown = terminal_scroll.shown(scrollbar, region)
+    if shown is None:
+        return None
+    drawn = scrollbar.render_lines(whole)
+    # The compositor draws the rows handed to it within this turn of the loop, with
+    # nothing run in between that could change the bar: it is given these, not drawn
+    # from again.
+    _fresh[scrollbar] = drawn
+    asyncio.get_running_loop().call_soon(_fresh.pop, scrollbar, None)
+    return [y for y, (old, new) in enumerate(zip(shown, drawn, strict=True)) if old != new]
+
+
+def _runs(rows: list[int]) -> Iterator[tuple[int, int]]:
+    """(first row, count) of each run of adjacent rows in ascending `rows`."""
+    start = previous = None
+    for row in rows:
+        if previous is not None and row == previous + 1:
+            previous = row
+            continue
+        if start is not None and previous is not None:
+            yield start, previous - start + 1
+        start = previous = row
+    if start is not None and previous is not None:
+        yield start, previous - start + 1

@@ -254,6 +254,32 @@ def arrange(widget: Widget, shift: int, band: Region) -> bool:
     return True
 
 
+def shown(widget: Widget, cells: Region) -> list[Strip | None] | None:
+    """What the terminal shows in screen `cells`, row by row, once the scroll waiting
+    for the next frame is written: each row's strip if exactly those cells were last
+    written as one piece, else None. None when the terminal's content is not followed
+    (`frame_diff` off, a frame not written, another screen shown)."""
+    app = widget.app
+    memory = _memories.get(app)
+    screen = app.screen
+    if memory is None or not memory.shows(screen) or widget.screen is not screen:
+        return None
+    if not _writes(app):
+        return None
+    pending = _pending.get(app)
+    band = None if pending is None or pending.widget.screen is not screen else pending.band
+    rows: list[Strip | None] = []
+    for y in range(cells.y, cells.bottom):
+        source = y
+        if band is not None and band[0] <= y <= band[1]:
+            source = y + band[2]
+            if not band[0] <= source <= band[1]:
+                rows.append(None)  # brought in by the scroll: blank, not drawn yet
+                continue
+        rows.append(memory.piece(source, cells.x, cells.right))
+    return rows
+
+
 def scroll_sequence(top: int, bottom: int, shift: int) -> str:
     """Screen rows `top`..`bottom` (0-based, inclusive) moved up by `shift` (down when
     negative); the cursor is left anywhere (a frame places it before each run it draws)."""
