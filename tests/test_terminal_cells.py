@@ -15,22 +15,16 @@ given the compositor's own full picture. Scrollbar and spinner changes are colou
 
 from __future__ import annotations
 
-import asyncio
-import time
 from pathlib import Path
 from typing import Any
 
-import pyte
 import pytest
-from rich.control import Control
-from textual.pilot import Pilot
 
 from ink_tui import fastpaths
-from ink_tui.fastpaths import scrollbar_rows, terminal_scroll
-from ink_tui.ui.app import InkApp
+from ink_tui.fastpaths import terminal_scroll
 from ink_tui.ui.widgets.transcript import Transcript
 from tests.scripted_server import Gate, Reply, ScriptedServer, chunk, usage_chunk
-from tests.terminal_capture import CaptureDriver, Cell, Terminal, screen_cells
+from tests.terminal_capture import CaptureDriver, Terminal, scrollbar_asks, shows_cells_drawn
 from tests.ui_helpers import make_app, type_text, wait_until
 
 WIDTH, HEIGHT = 80, 24
@@ -43,38 +37,6 @@ ANSWER_PARTS = [
 ]
 
 
-def drawn(app: InkApp) -> list[list[Cell]]:
-    """The compositor's whole picture, as a terminal that is given it shows it."""
-    screen = pyte.Screen(WIDTH, HEIGHT)
-    stream = pyte.Stream(screen)
-    for y, strip in enumerate(app.screen._compositor.render_strips()):
-        stream.feed(Control.move_to(0, y).segment.text + strip.render(app.console))
-    return screen_cells(screen)
-
-
-async def shows_what_was_drawn(pilot: Pilot[None], terminal: Terminal, within: float = 10) -> None:
-    deadline = time.monotonic() + within
-    while True:
-        await pilot.pause()
-        expected, seen = drawn(pilot.app), terminal.cells()
-        if seen == expected:
-            return
-        if time.monotonic() > deadline:
-            rows = [
-                f"row {y}: " + ", ".join(f"{x}: {a} != {b}" for x, (a, b) in diffs[:3])
-                for y in range(HEIGHT)
-                if (
-                    diffs := [
-                        (x, p)
-                        for x, p in enumerate(zip(expected[y], seen[y], strict=True))
-                        if p[0] != p[1]
-                    ]
-                )
-            ]
-            raise AssertionError("cells unlike what was drawn:\n" + "\n".join(rows[:8]))
-        await asyncio.sleep(0.02)
-
-
 def held_reply(gates: list[Gate]) -> list[Any]:
     """The answer in small deltas, held by a gate after each part."""
     steps: list[Any] = [chunk({"role": "assistant", "content": ""})]
@@ -83,23 +45,6 @@ def held_reply(gates: list[Gate]) -> list[Any]:
         steps.append(gate)
     steps.extend([chunk({}, finish="stop"), usage_chunk(), "data: [DONE]\n\n"])
     return steps
-
-
-def scrollbar_asks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """How many of its rows the transcript's scrollbar handed the compositor, each time
-    it was asked for whole with the terminal's content known (`scrollbar_rows`; see
-    tests/test_scrollbar_screen_rows.py)."""
-    asked: list[int] = []
-    unlike_screen = scrollbar_rows._unlike_screen
-
-    def recording(scrollbar: Any, regions: Any) -> list[int] | None:
-        rows = unlike_screen(scrollbar, regions)
-        if rows is not None:
-            asked.append(len(rows))
-        return rows
-
-    monkeypatch.setattr(scrollbar_rows, "_unlike_screen", recording)
-    return asked
 
 
 async def test_every_cell_is_what_was_drawn_while_an_answer_streams(
@@ -114,16 +59,16 @@ async def test_every_cell_is_what_was_drawn_while_an_answer_streams(
         driver = app._driver
         assert isinstance(driver, CaptureDriver)
         terminal = Terminal(driver.written, WIDTH, HEIGHT)
-        await shows_what_was_drawn(pilot, terminal)
+        await shows_cells_drawn(pilot, terminal)
         await type_text(pilot, "Write the long answer.")
         await pilot.press("enter")
         for gate in gates:
             await wait_until(pilot, gate.reached.is_set, what="the stream held")
-            await shows_what_was_drawn(pilot, terminal)
+            await shows_cells_drawn(pilot, terminal)
             gate.open()
         transcript = app.query_one(Transcript)
         await wait_until(pilot, lambda: "line 59" in transcript.plain_text(), what="the end")
-        await shows_what_was_drawn(pilot, terminal)
+        await shows_cells_drawn(pilot, terminal)
         if fastpaths.enabled("terminal_scroll"):
             terminal_scroll.forget(app)
     if all(fastpaths.enabled(name) for name in ("terminal_scroll", "frame_diff", "scrollbar_rows")):

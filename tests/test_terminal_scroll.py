@@ -1,30 +1,25 @@
 """What the terminal shows is what the app drew, while only changed rows are written.
 
 The app runs on a driver that keeps everything it writes; a real terminal emulator
-(pyte) reads it. After each step the emulator's screen must come to equal the app's own
-picture of the screen (the compositor's full render): a row the transcript failed to draw
-again, or a scroll the terminal did wrong, never heals and fails the test. With the fast
-path on, lines that scroll are moved by the terminal (a scroll region), and a growing
-line is written from where it changed, not whole.
+(pyte) reads it. After each step the emulator's cells (colours too) must come to equal
+the app's own picture of the screen (the compositor's full render): a row the
+transcript failed to draw again, or a scroll the terminal did wrong, never heals and
+fails the test. With the fast path on, lines that scroll are moved by the terminal (a
+scroll region), and a growing line is written from where it changed, not whole.
 """
 
 from __future__ import annotations
 
-import asyncio
 import re
-import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from typing import Any
 
-from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 
 from ink_tui import fastpaths
-from ink_tui.control.bus import EventBus
 from ink_tui.fastpaths import terminal_scroll
 from ink_tui.ui.widgets.transcript import Transcript
-from tests.terminal_capture import CaptureDriver, Terminal
+from tests.terminal_capture import CaptureDriver, Terminal, TranscriptHost, shows_cells_drawn
 
 WIDTH, HEIGHT = 60, 12
 SCROLL_REGION = re.compile(r"\x1b\[\d+;\d+r")  # DECSTBM: a scroll region is set
@@ -41,36 +36,12 @@ ANSWER = (
 )
 
 
-class Host(App[None]):
-    def __init__(self) -> None:
-        super().__init__(driver_class=CaptureDriver)
-        self.bus = EventBus()
-
-    def compose(self) -> ComposeResult:
-        yield Transcript(self.bus)
+class Host(TranscriptHost):
+    pass
 
 
 if fastpaths.enabled("terminal_scroll"):
     terminal_scroll.install(Host)
-
-
-def app_rows(app: App[Any]) -> list[str]:
-    return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
-
-
-async def shows_what_was_drawn(
-    pilot: Pilot[None], terminal: Terminal, within: float = 10.0
-) -> None:
-    deadline = time.monotonic() + within
-    while True:
-        await pilot.pause()
-        expected, seen = app_rows(pilot.app), terminal.rows()
-        if seen == expected:
-            return
-        if time.monotonic() > deadline:
-            lines = [f"{a!r}\n  {b!r}" for a, b in zip(expected, seen, strict=True) if a != b]
-            raise AssertionError("the terminal shows other rows than drawn:\n" + "\n".join(lines))
-        await asyncio.sleep(0.01)
 
 
 @asynccontextmanager
@@ -100,17 +71,17 @@ async def stream(
         transcript.append_answer(text[start : start + 7])
         transcript.flush_now()
         each()
-        await shows_what_was_drawn(pilot, terminal)
+        await shows_cells_drawn(pilot, terminal)
     transcript.end_answer()
     transcript.flush_now()
-    await shows_what_was_drawn(pilot, terminal)
+    await shows_cells_drawn(pilot, terminal)
 
 
 async def test_a_streamed_answer_reaches_the_terminal_as_drawn() -> None:
     async with running() as (pilot, transcript, terminal):
         for n in range(3):
             transcript.add_user(f"Question {n}")
-        await shows_what_was_drawn(pilot, terminal)
+        await shows_cells_drawn(pilot, terminal)
         mark = len(terminal.written)
         await stream(pilot, transcript, terminal, ANSWER)
         written = _writes_since(terminal, mark)
@@ -128,13 +99,13 @@ async def test_a_growing_line_is_written_from_where_it_changed() -> None:
         transcript.begin_answer()
         transcript.append_answer("A line that grows ")
         transcript.flush_now()
-        await shows_what_was_drawn(pilot, terminal)
+        await shows_cells_drawn(pilot, terminal)
         sizes = []
         for word in ("slowly ", "word ", "by ", "word."):
             mark = len(terminal.written)
             transcript.append_answer(word)
             transcript.flush_now()
-            await shows_what_was_drawn(pilot, terminal)
+            await shows_cells_drawn(pilot, terminal)
             sizes.append(len(_writes_since(terminal, mark)))
         # The whole row with its styles is well over 100 bytes; the new word and the
         # cursor's moves and colours around it are not (Textual alone writes it whole).
@@ -148,7 +119,7 @@ async def test_something_drawn_over_the_transcript_keeps_the_rows_right() -> Non
     async with running() as (pilot, transcript, terminal):
         # A toast over the transcript's rows: the terminal must not move it with them.
         pilot.app.notify("A toast over the rows", timeout=60)
-        await shows_what_was_drawn(pilot, terminal)
+        await shows_cells_drawn(pilot, terminal)
         await stream(pilot, transcript, terminal, PARAGRAPH * 3)
 
 
@@ -157,13 +128,13 @@ async def test_scrolled_back_the_rows_stay_and_are_drawn_right() -> None:
         for n in range(20):
             transcript.add_user(f"Question {n}")
         transcript.flush_now()
-        await shows_what_was_drawn(pilot, terminal)
+        await shows_cells_drawn(pilot, terminal)
         transcript.scroll_to(y=2, animate=False, immediate=True)
-        await shows_what_was_drawn(pilot, terminal)
+        await shows_cells_drawn(pilot, terminal)
         assert not transcript.following
         mark = len(terminal.written)
         await stream(pilot, transcript, terminal, PARAGRAPH * 2)
         assert not SCROLL_REGION.search(_writes_since(terminal, mark))
         transcript.follow()
-        await shows_what_was_drawn(pilot, terminal)
+        await shows_cells_drawn(pilot, terminal)
         assert "Streaming" in "\n".join(terminal.rows()) or "drawn" in "\n".join(terminal.rows())
