@@ -16,8 +16,10 @@ from rich.console import Console
 from rich.markdown import Markdown
 from rich.style import Style
 from rich.syntax import Syntax
+from textual._compositor import Compositor
 from textual._styles_cache import StylesCache
 from textual.strip import Strip
+from textual.widget import Widget
 
 from ink_tui import fastpaths
 from ink_tui.fastpaths import gc_policy, textual_strips
@@ -99,6 +101,15 @@ def test_styles_cache_refuses_another_render_line(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(StylesCache, "render_line", render_line)
     assert "render_line takes" in _refused("styles_cache")
+
+
+def test_scrollbar_rows_refuse_a_compositor_that_takes_repaints_another_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def update_widgets(self: Compositor, widgets: set[Widget]) -> None: ...
+
+    monkeypatch.setattr(Compositor, "update_widgets", update_widgets)
+    assert "_exchange_repaint_regions" in _refused("scrollbar_rows")
 
 
 def test_strip_caches_refuse_a_render_ansi_without_its_cache(

@@ -79,8 +79,8 @@ FAST_PATHS: tuple[FastPath, ...] = (
     FastPath(
         "scrollbar_rows",
         "fastpaths.scrollbar_rows",
-        "ScrollBar.render_lines (replaced on the transcript's scrollbar), "
-        "ScrollBarRender.render_bar and the renderer's attributes",
+        "ScrollBar.render_lines and Widget._exchange_repaint_regions (replaced on the "
+        "transcript's scrollbar), ScrollBarRender.render_bar and the renderer's attributes",
     ),
     FastPath(
         "answer_syntax",
