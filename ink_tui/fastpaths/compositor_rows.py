@@ -101,7 +101,7 @@ def render_rows(
             for y in range(top, min(top + rows_high, height))
             if y in wanted and _needed(cuts[y], chops[y], wanted[y], left, right)
         ]
-        for first, count in _runs(rows):
+        for first, count in row_runs(rows):
             crop = Region(left - region.x, first - region.y, width, count)
             strips = widget.render_lines(crop)
             for y, strip in zip(range(first, first + count), strips, strict=False):
@@ -144,7 +144,7 @@ def _fill(
             line[cut] = piece
 
 
-def _runs(rows: list[int]) -> Iterator[tuple[int, int]]:
+def row_runs(rows: list[int]) -> Iterator[tuple[int, int]]:
     """(first row, count) of each run of adjacent rows in ascending `rows`."""
     if not rows:
         return

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import Collection, Hashable, Iterator
+from collections.abc import Collection, Hashable
 from types import MethodType
 from weakref import WeakKeyDictionary
 
@@ -47,6 +47,9 @@ from textual.geometry import Region
 from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
+
+from ink_tui.fastpaths import terminal_scroll
+from ink_tui.fastpaths.compositor_rows import row_runs
 
 _BAR_ATTRIBUTES = ("virtual_size", "window_size", "position", "thickness", "vertical", "style")
 _ADOPTED = "_ink_scrollbar_rows"
@@ -248,7 +251,7 @@ def _exchange(scrollbar: ScrollBar) -> Collection[Region]:
     if rows is None:
         return regions
     width = scrollbar.size.width
-    return [Region(0, first, width, count) for first, count in _runs(rows)]
+    return [Region(0, first, width, count) for first, count in row_runs(rows)]
 
 
 def _unlike_screen(scrollbar: ScrollBar, regions: Collection[Region]) -> list[int] | None:
@@ -262,8 +265,6 @@ def _unlike_screen(scrollbar: ScrollBar, regions: Collection[Region]) -> list[in
     region, clip = placed
     if not clip.contains_region(region) or region.size != scrollbar.size:
         return None
-    from ink_tui.fastpaths import terminal_scroll
-
     shown = terminal_scroll.shown(scrollbar, region)
     if shown is None:
         return None
@@ -274,17 +275,3 @@ def _unlike_screen(scrollbar: ScrollBar, regions: Collection[Region]) -> list[in
     _fresh[scrollbar] = drawn
     asyncio.get_running_loop().call_soon(_fresh.pop, scrollbar, None)
     return [y for y, (old, new) in enumerate(zip(shown, drawn, strict=True)) if old != new]
-
-
-def _runs(rows: list[int]) -> Iterator[tuple[int, int]]:
-    """(first row, count) of each run of adjacent rows in ascending `rows`."""
-    start = previous = None
-    for row in rows:
-        if previous is not None and row == previous + 1:
-            previous = row
-            continue
-        if start is not None and previous is not None:
-            yield start, previous - start + 1
-        start = previous = row
-    if start is not None and previous is not None:
-        yield start, previous - start + 1
