@@ -48,8 +48,8 @@ from textual.scrollbar import ScrollBar, ScrollBarRender
 from textual.strip import Strip
 from textual.widget import Widget
 
-from ink_tui.fastpaths import terminal_scroll
 from ink_tui.fastpaths.compositor_rows import row_runs
+from ink_tui.fastpaths.terminal_scroll import shown as terminal_shows
 
 _BAR_ATTRIBUTES = ("virtual_size", "window_size", "position", "thickness", "vertical", "style")
 _ADOPTED = "_ink_scrollbar_rows"
@@ -265,7 +265,7 @@ def _unlike_screen(scrollbar: ScrollBar, regions: Collection[Region]) -> list[in
     region, clip = placed
     if not clip.contains_region(region) or region.size != scrollbar.size:
         return None
-    shown = terminal_scroll.shown(scrollbar, region)
+    shown = terminal_shows(scrollbar, region)
     if shown is None:
         return None
     drawn = scrollbar.render_lines(whole)
