@@ -105,9 +105,16 @@ def sink(app: App[Any]) -> SinkDriver:
     return driver
 
 
-def make_ink_app(base_url: str, workspace: Path, settings: RunSettings | None = None) -> InkApp:
+def make_ink_app(
+    base_url: str,
+    workspace: Path,
+    settings: RunSettings | None = None,
+    *,
+    gather_s: float = 0.0,
+) -> InkApp:
     """The app as `ink --base-url URL --model bench-model` builds it (`run_app`), with
-    the run's `settings` when given (figure 10: eight sub-agents at once)."""
+    the run's `settings` when given (figure 12: eight sub-agents at once), and network
+    reads gathered for `gather_s` as the terminal app gathers them (`frame_costs`)."""
     from ink_tui.assemble import assemble_controller
     from ink_tui.session.model_config import ModelConfig
     from ink_tui.ui.app import InkApp
@@ -115,7 +122,7 @@ def make_ink_app(base_url: str, workspace: Path, settings: RunSettings | None = 
     config = ModelConfig(base_url=base_url, model="bench-model")
 
     def make_controller(bus: EventBus) -> RunController:
-        return assemble_controller(config, workspace, bus=bus, settings=settings)
+        return assemble_controller(config, workspace, bus=bus, settings=settings, gather_s=gather_s)
 
     app = InkApp(
         make_controller,
