@@ -11,8 +11,10 @@ rendered to terminal escape sequences and dropped, `harness.SinkDriver`) at figu
 Over a window in the middle of the stream, each phase below is timed by the CPU of the
 app's thread (`time.thread_time`) around the function that runs it; the table gives its
 CPU per transcript frame and its share of the thread's CPU in the window. Phases nest
-(the indentation); "rest" is the thread's CPU outside the two top phases (the network
-read, the run's events, message dispatch, timers, the collector).
+(the indentation), and a phase counts its every call, in its parent or not (the tail is
+drawn by the compositor too when it was not in the frame); "rest" is the thread's CPU
+outside the top phases and the collector (Textual's message dispatch, tasks and timers,
+the loop itself).
 
 In-process, without a pseudo-terminal: the terminal's CPU and the writer thread's are
 not here (figure 10 counts them), and a phase's own timing costs a few microseconds a
@@ -44,6 +46,8 @@ WARMUP_S = 3.0
 WINDOW_S = 12.0
 # Past the window: the stream must still run when it closes.
 MARGIN_S = 3.0
+# From the prompt to the answer's first text: a stuck start fails, not hangs.
+START_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -142,7 +146,8 @@ async def _measure(url: str, timed: Timed, warmup_s: float, window_s: float) -> 
             clock = await start_ink(app)
             shown = sink(app).watch(SENTINEL)
             await submit(app, "Write the long answer.")
-            await clock.wait_for(lambda event: event.type == "text_delta")
+            streaming = clock.wait_for(lambda event: event.type == "text_delta")
+            await asyncio.wait_for(streaming, START_TIMEOUT_S)
             await asyncio.sleep(warmup_s)
             timed.on = True
             started = time.thread_time()
