@@ -146,8 +146,8 @@ async def _measure(url: str, timed: Timed, warmup_s: float, window_s: float) -> 
             clock = await start_ink(app)
             shown = sink(app).watch(SENTINEL)
             await submit(app, "Write the long answer.")
-            streaming = clock.wait_for(lambda event: event.type == "text_delta")
-            await asyncio.wait_for(streaming, START_TIMEOUT_S)
+            first_text = clock.wait_for(lambda event: event.type == "text_delta")
+            await asyncio.wait_for(first_text, START_TIMEOUT_S)
             await asyncio.sleep(warmup_s)
             timed.on = True
             started = time.thread_time()
@@ -172,37 +172,19 @@ def measure(rate: int, warmup_s: float, window_s: float) -> dict[str, Any]:
     if not result["streamed_through"]:
         raise RuntimeError("the answer ended inside the window: lengthen the stream")
     thread_cpu = result["thread_cpu_s"]
-    rows = []
-    for phase in PHASES:
-        cpu = timed.cpu[phase.label]
-        rows.append(
-            {
-                "phase": phase.label,
-                "depth": phase.depth,
-                "calls": timed.calls[phase.label],
-                "us_per_frame": 1e6 * cpu / frames,
-                "share_pct": 100 * cpu / thread_cpu,
-            }
-        )
-    rows.append(
-        {
-            "phase": GC,
-            "depth": 0,
-            "calls": timed.calls[GC],
-            "us_per_frame": 1e6 * timed.cpu[GC] / frames,
-            "share_pct": 100 * timed.cpu[GC] / thread_cpu,
+
+    def row(label: str, depth: int, cpu: float) -> dict[str, Any]:
+        return {
+            "phase": label,
+            "depth": depth,
+            "calls": timed.calls[label],
+            "us_per_frame": 1e6 * cpu / frames,
+            "share_pct": 100 * cpu / thread_cpu,
         }
-    )
-    rest = thread_cpu - sum(timed.cpu[label] for label in [*TOP, GC])
-    rows.append(
-        {
-            "phase": "rest",
-            "depth": 0,
-            "calls": 0,
-            "us_per_frame": 1e6 * rest / frames,
-            "share_pct": 100 * rest / thread_cpu,
-        }
-    )
+
+    rows = [row(phase.label, phase.depth, timed.cpu[phase.label]) for phase in PHASES]
+    rows.append(row(GC, 0, timed.cpu[GC]))
+    rows.append(row("rest", 0, thread_cpu - sum(timed.cpu[label] for label in [*TOP, GC])))
     return {
         "rate": rate,
         "frames": frames,
