@@ -7,7 +7,8 @@ parsed with `json.loads` and stamped with `time.monotonic()` as it is taken.
 - Throughput: the loopback server streams the answer as fast as the socket takes it, one
   SSE event per 4 characters. The rate is the public events the reader got (every line
   but command responses) from the first `message_update` to `agent_settled`, both
-  included, over that time; the answer's bytes over the same time are reported too.
+  included, over that time (from the prompt's write when both came in one read of the
+  pipe, which only a short answer does); the answer's bytes over the same time too.
   Text deltas are merged per network batch (as the TUI does: one `message_update` per
   batch the provider reads, not one per SSE event), so what counts is events delivered to
   and parsed by the reader; `sse_deltas` (what the server sent) over `updates` (the
@@ -212,14 +213,21 @@ def _events(lines: list[Line]) -> list[Line]:
     return [line for line in lines if line.message.get("type") != "response"]
 
 
-def _rate(lines: list[Line]) -> tuple[float, int, int]:
+def _span(first: float, last: float, written: float) -> float:
+    """Seconds from `first` to `last` as the reader stamped them; when both came in one
+    read (a short answer on a busy host: the stamps are equal), from the prompt's write to
+    `last` instead, which bounds the time from above."""
+    return last - first if last > first else last - written
+
+
+def _rate(lines: list[Line], written: float) -> tuple[float, int, int]:
     """Events per second from the first `message_update` to `agent_settled`, the events
-    and the text bytes in that window."""
+    and the text bytes in that window (`written`: when the prompt was written)."""
     events = _events(lines)
     first = next(i for i, line in enumerate(events) if _type_is("message_update")(line))
     last = next(i for i, line in enumerate(events) if _type_is("agent_settled")(line))
     window = events[first : last + 1]
-    seconds = window[-1].at - window[0].at
+    seconds = _span(window[0].at, window[-1].at, written)
     text = sum(
         len(line.message["delta"]["text"].encode())
         for line in window
@@ -228,26 +236,28 @@ def _rate(lines: list[Line]) -> tuple[float, int, int]:
     return len(window) / seconds, len(window), text
 
 
-def _stream(url: str, profile: Path | None, tmp: Path) -> list[Line]:
-    """One prompt answered by the loopback server at `url`: every line the reader got."""
+def _stream(url: str, profile: Path | None, tmp: Path) -> tuple[list[Line], float]:
+    """One prompt answered by the loopback server at `url`: every line the reader got,
+    and when the prompt was written."""
     ink = Ink(url, tmp, profile)
     try:
+        written = time.monotonic()
         ink.write({"type": "prompt", "id": "p", "message": "Write the long answer."})
         settled = ink.reader.read_until(_type_is("agent_settled"), TIMEOUT_S)
     finally:
         ink.close()
     if settled.message.get("stop_reason") != "completed":
         raise RuntimeError(f"the run did not complete: {settled.message}")
-    return ink.reader.lines
+    return ink.reader.lines, written
 
 
 def measure_throughput(root: str, size: int, profile: Path | None) -> Sample:
     with tempfile.TemporaryDirectory(prefix="ink-bench-rpc-") as tmp:
-        lines = _stream(f"{root}/fast/{size}/v1", profile, Path(tmp))
-        events_per_s, events, text_bytes = _rate(lines)
+        lines, written = _stream(f"{root}/fast/{size}/v1", profile, Path(tmp))
+        events_per_s, events, text_bytes = _rate(lines, written)
         updates = [line for line in lines if _type_is("message_update")(line)]
         settled = next(line for line in lines if _type_is("agent_settled")(line))
-        seconds = settled.at - updates[0].at
+        seconds = _span(updates[0].at, settled.at, written)
         if text_bytes != size:
             raise RuntimeError(f"the reader got {text_bytes} bytes of text, not {size}")
         baseline = replay(_events(lines), Path(tmp))
@@ -270,8 +280,8 @@ def measure_each(root: str, size: int, rate: int, profile: Path | None) -> Sampl
     """One delta per network write, `rate` a second: the events the reader got per second."""
     path = f"/each/{size}/{rate}/"
     with tempfile.TemporaryDirectory(prefix="ink-bench-rpc-") as tmp:
-        lines = _stream(f"{root}{path}v1", profile, Path(tmp))
-    events_per_s, events, text_bytes = _rate(lines)
+        lines, written = _stream(f"{root}{path}v1", profile, Path(tmp))
+    events_per_s, events, text_bytes = _rate(lines, written)
     if text_bytes != size:
         raise RuntimeError(f"the reader got {text_bytes} bytes of text, not {size}")
     updates = sum(1 for line in lines if _type_is("message_update")(line))
