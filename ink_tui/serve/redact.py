@@ -33,7 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ink_tui.core.messages import ToolCall
-from ink_tui.serve.straddle import straddling
+from ink_tui.serve.straddle import Straddle
 
 MASK = "***"
 # Tools whose path argument is shown: it says what was looked at, not what was done.
@@ -114,6 +114,7 @@ class Redactor:
         self._ordered: list[str] = []
         self._pattern: re.Pattern[str] | None = None
         self._memo: dict[str, str] = {}
+        self._straddle = Straddle(())
         self.add_secrets(secrets)
 
     def add_secrets(self, secrets: Iterable[str | None]) -> None:
@@ -125,6 +126,7 @@ class Redactor:
         self._ordered = ordered
         self._pattern = re.compile("|".join(map(re.escape, ordered))) if ordered else None
         self._memo = {}
+        self._straddle = Straddle(ordered)
 
     # -- text ---------------------------------------------------------------------------
 
@@ -177,7 +179,7 @@ class Redactor:
 
     def straddling(self, text: str) -> int:
         """Characters at the end of streamed `text` that may begin a secret (straddle.py)."""
-        return straddling(text, self._ordered)
+        return self._straddle(text)
 
     # -- tool arguments and results -----------------------------------------------------
 

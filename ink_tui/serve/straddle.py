@@ -18,6 +18,7 @@ A held end waits for the stream's next delta, or for its end; nothing held is lo
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
 
 # Words after which a value is masked by pattern (`redact.py`), lower-case.
@@ -41,36 +42,75 @@ _OPEN_TOKEN = re.compile(
 
 def straddling(text: str, secrets: Sequence[str]) -> int:
     """Characters at the end of `text` to hold back (0: all of it may go)."""
-    cut = len(text) - max(
-        _prefix_end(text, secrets),
-        _marker_end(text),
-        _open_private_key(text),
-        _open_token(text),
-    )
-    return len(text) - _before_whole_secrets(text, _before_whole_key(text, cut), secrets)
+    return Straddle(secrets)(text)
 
 
-def _prefix_end(text: str, words: Sequence[str]) -> int:
-    """The longest end of `text` that is a proper start of one of `words`."""
-    best = 0
+class Straddle:
+    """`straddling` for one list of secrets, made ready once (the redactor keeps one)."""
+
+    __slots__ = ("_ends", "_secrets")
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        self._secrets = tuple(secrets)
+        self._ends = _starts_by_last_char(self._secrets)
+
+    def __call__(self, text: str) -> int:
+        if not text:
+            return 0
+        hold = max(
+            _longest_start(text, self._ends),
+            _marker_end(text),
+            _open_private_key(text) if _PEM_BEGIN in text else 0,
+            _open_token(text),
+        )
+        if not hold:
+            # Nothing held: no secret can straddle the end of the text itself.
+            return 0
+        cut = len(text) - hold
+        return len(text) - _before_whole_secrets(text, _before_whole_key(text, cut), self._secrets)
+
+
+# A word's proper starts, by their last character: their lengths (ascending) and, at
+# the same place, the word each is a start of.
+Starts = dict[str, tuple[list[int], list[str]]]
+
+
+def _starts_by_last_char(words: Sequence[str]) -> Starts:
+    """Where an end of a text may be a proper start of one of `words`: the end's last
+    character is the start's, so only those starts are compared."""
+    found: dict[str, list[tuple[int, str]]] = {}
     for word in words:
-        # Only ends longer than the best so far, starting with the word's first character.
-        start = max(0, len(text) - len(word) + 1)
-        while True:
-            start = text.find(word[0], start, len(text) - best)
-            if start < 0:
-                break
-            if word.startswith(text[start:]):
-                best = len(text) - start
-                break
-            start += 1
-    return best
+        for length in range(1, len(word)):
+            found.setdefault(word[length - 1], []).append((length, word))
+    starts: Starts = {}
+    for char, pairs in found.items():
+        pairs.sort(key=lambda pair: pair[0])
+        starts[char] = ([length for length, _ in pairs], [word for _, word in pairs])
+    return starts
+
+
+def _longest_start(text: str, starts: Starts) -> int:
+    """The longest end of non-empty `text` that is a proper start of one of the words."""
+    found = starts.get(text[-1])
+    if found is None:
+        return 0
+    lengths, words = found
+    # Longest first, and none longer than the text itself.
+    for index in range(bisect_right(lengths, len(text)) - 1, -1, -1):
+        length = lengths[index]
+        if text.endswith(words[index][:length]):
+            return length
+    return 0
+
+
+_MARKER_STARTS = _starts_by_last_char(MARKERS)
+_MARKER_LENGTH = max(map(len, MARKERS))
 
 
 def _marker_end(text: str) -> int:
     # Only the end is looked at, and only ASCII: lowering it keeps its length.
-    end = text[-max(map(len, MARKERS)) :]
-    return _prefix_end(end.lower(), MARKERS) if end.isascii() else 0
+    end = text[-_MARKER_LENGTH:]
+    return _longest_start(end.lower(), _MARKER_STARTS) if end.isascii() else 0
 
 
 def _open_private_key(text: str) -> int:
