@@ -37,6 +37,11 @@ class HeldText:
             whole = whole[:-held]
         return self._mask(whole)
 
+    @property
+    def holding(self) -> bool:
+        """Whether any stream's end is held."""
+        return bool(self._held)
+
     def release(self, agent_id: str | None, *, but: str | None = None) -> list[tuple[Kind, str]]:
         """The agent's streams (of every kind `but` one) ended or paused: (kind, text)
         of what each held, masked."""

@@ -147,6 +147,7 @@ class PublicProjection:
         self._last_end: tuple[EndReason, str | None] | None = None
         # What the settle of an aborted or failed run handed back (text, count).
         self._restored: list[tuple[str, int]] = []
+        self._fast_deltas = True
 
     @property
     def seq(self) -> int:
@@ -161,6 +162,31 @@ class PublicProjection:
             "seq": self._seqs.next(),
             "run_id": run_id,
         }
+
+    @property
+    def fast_deltas(self) -> bool:
+        """Whether a delta may take `_delta`: while no retry waits for its sign of life
+        (and unless switched off, as a test compares it with the general path)."""
+        return self._fast_deltas and not self._retries.pending
+
+    def _delta(self, event: TextDelta | ThinkingDelta) -> list[PublicEvent]:
+        """A text or thinking delta as the `TextDelta() | ThinkingDelta()` case of
+        `_project` projects it, less what cannot apply (see `fast_deltas`)."""
+        out: list[PublicEvent] = []
+        run_id = event.run_id
+        kind: Literal["text", "thinking"] = "text" if type(event) is TextDelta else "thinking"
+        held = self._held
+        if held is None:
+            shown = self._redact_text(event.text)
+        else:
+            if held.holding:
+                self._release(event.agent_id, out.append, lambda: self._head(run_id), but=kind)
+            shown = held.take((event.agent_id, kind), event.text)
+            if not shown:
+                return out
+        delta: pub.TextDeltaInfo = {"type": kind, "text": shown}
+        out.append(pub.MessageUpdateEvent(type="message_update", **self._head(run_id), delta=delta))
+        return out
 
     def _release(
         self,
@@ -184,6 +210,10 @@ class PublicProjection:
         return out
 
     def _project(self, event: Event) -> list[PublicEvent]:
+        cls = type(event)
+        if (cls is TextDelta or cls is ThinkingDelta) and self.fast_deltas:
+            # Most of a run's events: the match below, less what cannot apply.
+            return self._delta(cast("TextDelta | ThinkingDelta", event))
         out: list[PublicEvent] = []
         emit = out.append
         run_id = event.run_id

@@ -23,6 +23,11 @@ class Retries:
         # The attempt that failed and is being retried (its auto_retry_end is to come).
         self._retrying: dict[str | None, int] = {}
 
+    @property
+    def pending(self) -> bool:
+        """Whether any agent's retry waits for its sign of life or its end."""
+        return bool(self._retrying)
+
     def seen(self, event: Event, emit: Emit, head: Head) -> None:
         """Before `event` itself: if it is the retried attempt's sign of life, the retry
         succeeded."""
