@@ -81,7 +81,8 @@ class EventFanout:
         kind = public["type"]
         try:
             result = callback(public)
-            if asyncio.iscoroutine(result):
+            # Most subscribers return None: spared the coroutine test.
+            if result is not None and asyncio.iscoroutine(result):
                 self._track(asyncio.ensure_future(result), kind)
         except Exception:
             log.exception("event subscriber failed on %s", kind)

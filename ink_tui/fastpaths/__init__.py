@@ -122,6 +122,12 @@ FAST_PATHS: tuple[FastPath, ...] = (
         "nothing private: an OpenAI stream's chunks decoded by a learned template",
     ),
     FastPath(
+        "json_events",
+        "fastpaths.json_encoder",
+        "json.encoder.c_make_encoder (undocumented): the C encoder of `ink serve`'s "
+        "events made once, not once an event",
+    ),
+    FastPath(
         "gc_policy",
         "fastpaths.gc_policy",
         "the garbage collector: paused while `ink` starts, start-up heap frozen",

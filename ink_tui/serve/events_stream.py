@@ -29,14 +29,16 @@ What it promises a client of `GET /api/sessions/{id}/events` (and of a prompt se
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import deque
 from collections.abc import AsyncGenerator, Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
+from ink_tui import fastpaths
 from ink_tui.control.public_event_types import PROTOCOL_VERSION, ReplayGapEvent
 from ink_tui.core import strict_json
+from ink_tui.fastpaths import json_encoder
 
 BUFFER_CAPACITY = 5000
 LISTENER_LIMIT = 20000
@@ -152,18 +154,27 @@ class EventLog:
 
 
 # `json.dumps` with options makes a new encoder each call, which cost more than the
-# encoding of a small event: one, made once, for every event.
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str, allow_nan=False)
+# encoding of a small event: one, made once, for every event. (Its `encode` still makes
+# a C encoder per call; the `json_events` fast path makes that once too.)
+_ENCODER = json_encoder.stock(default=str)
+
+
+@cache
+def _encoder() -> Callable[[Any], str]:
+    if fastpaths.enabled("json_events"):
+        return json_encoder.compact_encoder(default=str)
+    return _ENCODER.encode
 
 
 def _strict_json(event: Mapping[str, Any]) -> str:
     """`strict_json.dumps` with the encoder above: a non-finite float as its name."""
+    encode = _encoder()
     try:
-        return _ENCODER.encode(event)
+        return encode(event)
     except ValueError as error:
         if "Out of range float" not in str(error):
             raise
-    return _ENCODER.encode(strict_json.finite(event))
+    return encode(strict_json.finite(event))
 
 
 def encode(seq: int, kind: str, event: Mapping[str, Any]) -> bytes:
