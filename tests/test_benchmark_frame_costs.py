@@ -8,39 +8,22 @@ timing is checked (that belongs to a full run on a quiet machine).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from benchmarks.frame_costs import PHASES
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from tests.benchmark_runs import run_benchmark
 
 
 @pytest.mark.timeout(200)
 def test_a_short_run_times_every_phase_of_real_frames(tmp_path: Path) -> None:
     out = tmp_path / "frames.json"
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "benchmarks.frame_costs",
-            "--warmup-seconds",
-            "0.5",
-            "--window-seconds",
-            "1",
-            "--out",
-            str(out),
-        ],
-        cwd=REPO_ROOT,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
+    proc = run_benchmark(
+        "benchmarks.frame_costs",
+        *("--warmup-seconds", "0.5", "--window-seconds", "1", "--out", str(out)),
         timeout=190,
     )
-    assert proc.returncode == 0, proc.stderr[-4000:]
     result = json.loads(out.read_text())
     assert result["missing"] == []
     assert result["frames"] > 0
