@@ -19,7 +19,13 @@ from ink_tui.fastpaths import json_encoder
 from ink_tui.serve import events_stream
 from tests.fastpath_helpers import needs_fast_path
 
-SCALARS = st.none() | st.booleans() | st.integers() | st.text() | st.floats(allow_nan=False, allow_infinity=False)
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False)
+)
 VALUES = st.recursive(
     SCALARS,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner),
