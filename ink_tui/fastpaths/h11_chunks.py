@@ -5,9 +5,9 @@ of thousands of chunks. h11's own `ChunkedReader` makes each of them an event, a
 event is then a trip through h11's state machine, httpcore's body iterator, httpx's and
 the provider's: about 20 µs per chunk, more than everything the provider does with the
 event. `BulkChunkedReader` decodes every complete chunk in the buffer in one go and
-returns their data as one `Data` event; it accepts and rejects exactly what
-`ChunkedReader` does (the same header pattern, the same errors, the same trailer and
-end-of-body handling, which it inherits).
+returns their data as one `Data` event (`decode` does the same from bytes in hand); it
+accepts and rejects exactly what `ChunkedReader` does (the same header pattern, the
+same errors, the same trailer and end-of-body handling, which it inherits).
 
 `DirectChunkedBody` then reads such a body straight off the connection: one network
 read, one decode, one piece of the body, and the end handed back to h11. It replaces
@@ -79,6 +79,24 @@ class BulkChunkedReader(ChunkedReader):
             return super().__call__(buf)
         # Everything buffered, once; what cannot be finished yet goes back at the end.
         data = bytes(buf.maybe_extract_at_most(len(buf)) or b"")
+        parts, pos, fault = self.decode(data)
+        if fault is not None and not parts:
+            buf += data[pos:]
+            raise fault
+        if pos < len(data):
+            buf += data[pos:]
+        if parts:
+            # The trailer, if it came too, is the next event (h11 asks again at once).
+            return h11.Data(data=parts[0] if len(parts) == 1 else b"".join(parts))
+        if self._reading_trailer:
+            return super().__call__(buf)
+        return None
+
+    def decode(self, data: bytes) -> tuple[list[bytes], int, LocalProtocolError | None]:
+        """The data of every chunk `data` completes, and how far it was read: up to the
+        end, the last-chunk line (`_reading_trailer` is then set), a size line still on
+        its way, or a fault (returned, not raised, so what came before it goes first;
+        the fault's bytes are left unread, to be read again and raise)."""
         end = len(data)
         pos = 0
         parts: list[bytes] = []
@@ -129,20 +147,9 @@ class BulkChunkedReader(ChunkedReader):
                     continue
                 pos = start
                 self._bytes_in_chunk = size
-        except LocalProtocolError:
-            if not parts:
-                buf += data[pos:]
-                raise
-            # What came before the fault is handed over first, as h11 does (its reader
-            # stops at every chunk); the fault stays in the buffer for the next call.
-        if pos < end:
-            buf += data[pos:]
-        if parts:
-            # The trailer, if it came too, is the next event (h11 asks again at once).
-            return h11.Data(data=parts[0] if len(parts) == 1 else b"".join(parts))
-        if self._reading_trailer:
-            return super().__call__(buf)
-        return None
+        except LocalProtocolError as fault:
+            return parts, pos, fault
+        return parts, pos, None
 
 
 class DirectChunkedBody:
