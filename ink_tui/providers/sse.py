@@ -12,15 +12,16 @@ from __future__ import annotations
 
 import codecs
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 # Any of the three line endings the spec allows. Only needed once a "\r" shows up: nearly
 # every server ends lines with a bare "\n", which `str.split` handles far faster.
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
-@dataclass(frozen=True, slots=True)
-class SSEEvent:
+# A named tuple rather than a frozen dataclass: one is made per event, thousands a
+# second, and a tuple is made several times faster than a frozen instance's fields set.
+class SSEEvent(NamedTuple):
     data: str
     event: str = "message"
     # The last `id:` seen so far in the stream (ids carry over between events).
