@@ -122,6 +122,20 @@ def app_of(pilot: Pilot) -> InkApp:
     return pilot.app
 
 
+async def submit_run(pilot: Pilot, text: str) -> None:
+    """Submit `text` and wait for the run it starts to end: however slowly the app takes
+    the input in, the run has begun before the wait for idle (which, checked too soon,
+    would find the app idle still)."""
+    app = app_of(pilot)
+    await wait_until(pilot, lambda: app.controller is not None, what="the controller")
+    controller = app.controller
+    assert controller is not None
+    before = controller.runs_started
+    await submit(pilot, text)
+    await wait_until(pilot, lambda: controller.runs_started > before, what=f"a run of {text!r}")
+    await settle(pilot)
+
+
 async def settle(pilot: Pilot) -> None:
     app = app_of(pilot)
     assert app.controller is not None

@@ -18,7 +18,7 @@ from ink_tui.ui.screens.rewind_picker import RewindPicker
 from ink_tui.ui.screens.tree_view import TreeView
 from ink_tui.ui.widgets.hint_row import HintRow
 from tests.make_screenshots import ASSETS, to_png
-from tests.screen_states import Scene, app_of, build, scene_server, settle, submit
+from tests.screen_states import Scene, app_of, build, scene_server, submit, submit_run
 from tests.scripted_server import ScriptedServer, text_reply, tool_reply
 from tests.ui_helpers import wait_until
 
@@ -56,8 +56,7 @@ async def _run_three(pilot: Pilot) -> None:
         "round the total to cents and note it in a changelog",
         "add a percentage discount helper",
     ):
-        await submit(pilot, prompt)
-        await settle(pilot)
+        await submit_run(pilot, prompt)
 
 
 async def _open_picker(pilot: Pilot) -> None:
@@ -102,8 +101,7 @@ async def _tree(pilot: Pilot, _: list[Any]) -> None:
     await pilot.press("2")
     await wait_until(pilot, lambda: pilot.app.screen is pilot.app.screen_stack[0])
     await pilot.press("ctrl+c")  # the message's text, back in the editor, cleared
-    await submit(pilot, "add a discount helper that checks the percentage")
-    await settle(pilot)
+    await submit_run(pilot, "add a discount helper that checks the percentage")
     await submit(pilot, "/tree")
     await wait_until(pilot, lambda: isinstance(pilot.app.screen, TreeView), what="the tree")
     await pilot.pause(0.1)

@@ -155,6 +155,11 @@ class RunController(QueueCommands):
         self._idle = asyncio.Event()
         self._idle.set()
 
+    @property
+    def runs_started(self) -> int:
+        """How many runs this controller has begun (each run's id is `run-<count>`)."""
+        return self._runs
+
     # -- what front ends call -----------------------------------------------------
 
     def submit(self, text: str, mode: QueueMode = "steer") -> None:
