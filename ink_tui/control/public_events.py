@@ -62,6 +62,7 @@ from ink_tui.control.public_event_types import (
     PublicState,
 )
 from ink_tui.control.public_retries import Retries
+from ink_tui.control.public_settle import Settle
 from ink_tui.control.public_values import (
     call_dict,
     history_dict,
@@ -141,13 +142,14 @@ class PublicProjection:
         self._redact_text = redact_text or (lambda text: text)
         # Streamed text whose end may begin a secret waits for the next delta.
         self._held = HeldText(self._redact_text, hold_text) if hold_text is not None else None
-        self.state: PublicState = "idle"
         self._retries = Retries()
-        # How the last run ended (stop reason, error), for agent_settled.
-        self._last_end: tuple[EndReason, str | None] | None = None
-        # What the settle of an aborted or failed run handed back (text, count).
-        self._restored: list[tuple[str, int]] = []
+        self._settle = Settle()
         self._fast_deltas = True
+
+    @property
+    def state(self) -> PublicState:
+        """The session's state as the last `state_change` said it."""
+        return self._settle.state
 
     @property
     def seq(self) -> int:
@@ -169,24 +171,26 @@ class PublicProjection:
         (and unless switched off, as a test compares it with the general path)."""
         return self._fast_deltas and not self._retries.pending
 
-    def _delta(self, event: TextDelta | ThinkingDelta) -> list[PublicEvent]:
-        """A text or thinking delta as the `TextDelta() | ThinkingDelta()` case of
-        `_project` projects it, less what cannot apply (see `fast_deltas`)."""
-        out: list[PublicEvent] = []
-        run_id = event.run_id
+    def _delta(
+        self,
+        event: TextDelta | ThinkingDelta,
+        emit: Callable[[PublicEvent], None],
+        head: Callable[[], pub.Envelope],
+    ) -> None:
+        """A text or thinking delta: after what the agent's other stream held, what of
+        this one may go out now (masked)."""
         kind: Literal["text", "thinking"] = "text" if type(event) is TextDelta else "thinking"
         held = self._held
         if held is None:
             shown = self._redact_text(event.text)
         else:
             if held.holding:
-                self._release(event.agent_id, out.append, lambda: self._head(run_id), but=kind)
+                self._release(event.agent_id, emit, head, but=kind)
             shown = held.take((event.agent_id, kind), event.text)
             if not shown:
-                return out
+                return
         delta: pub.TextDeltaInfo = {"type": kind, "text": shown}
-        out.append(pub.MessageUpdateEvent(type="message_update", **self._head(run_id), delta=delta))
-        return out
+        emit(pub.MessageUpdateEvent(type="message_update", **head(), delta=delta))
 
     def _release(
         self,
@@ -212,8 +216,16 @@ class PublicProjection:
     def _project(self, event: Event) -> list[PublicEvent]:
         cls = type(event)
         if (cls is TextDelta or cls is ThinkingDelta) and self.fast_deltas:
-            # Most of a run's events: the match below, less what cannot apply.
-            return self._delta(cast("TextDelta | ThinkingDelta", event))
+            # Most of a run's events, straight to their case: nothing held is released
+            # before a delta, and no retry waits for this sign of life.
+            delta: list[PublicEvent] = []
+            run_id = event.run_id
+            self._delta(
+                cast("TextDelta | ThinkingDelta", event),
+                delta.append,
+                lambda: self._head(run_id),
+            )
+            return delta
         out: list[PublicEvent] = []
         emit = out.append
         run_id = event.run_id
@@ -229,7 +241,7 @@ class PublicProjection:
         text = self._redact_text
         match event:
             case RunStart():
-                self._last_end = None
+                self._settle.run_started()
                 emit(
                     pub.AgentStartEvent(
                         type="agent_start", **head(), kind=event.kind, prompt=text(event.prompt)
@@ -252,17 +264,7 @@ class PublicProjection:
                     )
                 )
             case TextDelta() | ThinkingDelta():
-                kind: Literal["text", "thinking"] = (
-                    "text" if isinstance(event, TextDelta) else "thinking"
-                )
-                if self._held is None:
-                    shown = text(event.text)
-                else:
-                    self._release(agent, emit, head, but=kind)
-                    shown = self._held.take((agent, kind), event.text)
-                if shown or self._held is None:
-                    delta: pub.TextDeltaInfo = {"type": kind, "text": shown}
-                    emit(pub.MessageUpdateEvent(type="message_update", **head(), delta=delta))
+                self._delta(event, emit, head)
             case MessageEnd():
                 message = message_dict(event.message)
                 message["text"] = text(message["text"])
@@ -327,7 +329,7 @@ class PublicProjection:
                 self._retries.ended(agent, emit, head)
                 stop: EndReason = event.stop_reason or "failed"
                 error = text(event.error) if event.error else None
-                self._last_end = (stop, error)
+                self._settle.run_ended(stop, error)
                 emit(
                     pub.AgentEndEvent(
                         type="agent_end",
@@ -341,12 +343,11 @@ class PublicProjection:
                     )
                 )
             case StateChange():
-                self._on_state(event, emit, head)
+                self._settle.state_changed(event, emit, head)
             case InputRestored():
                 restored = text(event.text)
-                if self._last_end is not None and agent is None:
-                    # Handed back by the settle of an aborted or failed run.
-                    self._restored.append((restored, event.count))
+                if agent is None:
+                    self._settle.input_restored(restored, event.count)
                 emit(
                     pub.InputRestoredEvent(
                         type="input_restored", **head(), text=restored, count=event.count
@@ -488,39 +489,6 @@ class PublicProjection:
             case Notice():
                 emit(_notice(event, head(), text))
         return out
-
-    def _on_state(
-        self,
-        event: StateChange,
-        emit: Callable[[PublicEvent], None],
-        head: Callable[[], pub.Envelope],
-    ) -> None:
-        state: PublicState = event.state
-        if state == "running" and event.interrupts > 0:
-            state = "interrupting"
-        was_busy = self.state in ("running", "interrupting")
-        if state != self.state:
-            self.state = state
-            emit(
-                pub.StateChangeEvent(
-                    type="state_change", **head(), state=state, exit_code=event.exit_code
-                )
-            )
-        if was_busy and state in ("idle", "exited"):
-            stop, error = self._last_end or ("aborted", None)
-            restored = self._restored
-            self._restored = []
-            emit(
-                pub.AgentSettledEvent(
-                    type="agent_settled",
-                    **head(),
-                    stop_reason=stop,
-                    error=error,
-                    restored_text="\n\n".join(t for t, _ in restored) or None,
-                    restored_count=sum(count for _, count in restored),
-                )
-            )
-            self._last_end = None
 
 
 def _notice(event: Notice, head: pub.Envelope, text: Callable[[str], str]) -> pub.NoticeEvent:
