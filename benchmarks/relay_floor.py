@@ -9,7 +9,7 @@ its connections every `TICK_MS` (figure 11's pace: 20 bytes of text a write, abo
 size of one SSE event of it), and the relay writes what each read brings, doubled (an
 SSE message is about twice its model event), to the matching client connection; the
 client reads and drops it. Over a window in the middle, the relay's CPU (user and
-system, from `/proc`) per model write is the least any server in Python pays for one
+system, `time.process_time`) per model write is the least any server in Python pays for one
 delta on this host: a network read, its wake-up, one `write` on loopback TCP (which
 also runs the receiving side's TCP in the writer's system call), and a `data_received`
 callback that does nothing else. `ink serve` spends the rest on HTTP, the agent loop,
@@ -22,7 +22,6 @@ import argparse
 import asyncio
 import functools
 import multiprocessing
-import os
 import selectors
 import socket
 import time
@@ -40,11 +39,6 @@ TICK_MS = 20
 PAYLOAD = b'data: {"choices":[{"delta":{"content":"<t=1796687442.45>"}}]}\n\n'
 WARMUP_S = 2.0
 WINDOW_S = 8.0
-
-
-def _cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _model(port: int, streams: int, seconds: float) -> None:
@@ -117,9 +111,9 @@ async def _relay(
         await loop.connect_accepted_socket(functools.partial(_Relay, out, counted, ended), up)
     opens, closes = window
     await asyncio.sleep(max(0.0, opens - time.monotonic()))
-    cpu0, reads0, wall0 = _cpu_s(os.getpid()), reads, time.monotonic()
+    cpu0, reads0, wall0 = time.process_time(), reads, time.monotonic()
     await asyncio.sleep(max(0.0, closes - time.monotonic()))
-    cpu, count, wall = _cpu_s(os.getpid()) - cpu0, reads - reads0, time.monotonic() - wall0
+    cpu, count, wall = time.process_time() - cpu0, reads - reads0, time.monotonic() - wall0
     await asyncio.wait_for(asyncio.gather(*lost), 30)
     return {"window_s": wall, "reads": count, "cpu_s": cpu}
 
