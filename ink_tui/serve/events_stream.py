@@ -255,7 +255,8 @@ async def sse_stream(
                     await asyncio.sleep(window_ends - loop.time())
                     frames += [f for f in listener.take() if f.seq > last_sent]
                 last_sent = frames[-1].seq
-                merged = merge_deltas(frames, mask)
+                # One frame (a delta a write, at a model's pace) has nothing to merge.
+                merged = merge_deltas(frames, mask) if len(frames) > 1 else frames
                 if until_settled:
                     for index, frame in enumerate(merged):
                         if frame.type == "agent_settled":
